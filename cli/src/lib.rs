@@ -1,0 +1,1 @@
+//! The `mongo-schema` command line, as a library so an application can link its own types.

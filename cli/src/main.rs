@@ -1,0 +1,3 @@
+//! `mongo-schema`: parse arguments, run, turn the outcome into an exit code.
+
+fn main() {}

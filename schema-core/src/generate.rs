@@ -1,0 +1,876 @@
+//! How Rust types build the `$jsonSchema` IR: the [`MongoSchema`] trait, the [`SchemaGenerator`]
+//! that carries settings and the recursion guard, and the implementations for std and bson types.
+//!
+//! The contract every implementation keeps: *sound* (every value bson's serializer writes
+//! passes) and *tight* (every value that passes deserializes with bson's deserializer), wherever
+//! `$jsonSchema` can say it. A property is `required` exactly when serde cannot read the type
+//! from a missing field ([`MongoSchema::MAY_BE_ABSENT`]).
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDeque};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use bson::{Bson, Document};
+
+use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstraint};
+
+/// A Rust type whose BSON form has a `$jsonSchema`.
+///
+/// Derive it with `#[derive(MongoSchema)]` beside serde's derives; implement it by hand only for
+/// types with a custom `Serialize`/`Deserialize`.
+///
+/// ```
+/// use mongo_schema::{MongoSchema, SchemaGenerator};
+/// let schema = <Option<u8>>::json_schema(&mut SchemaGenerator::default());
+/// assert_eq!(
+///     schema.to_document(),
+///     bson::doc! { "bsonType": ["int", "long", "null"], "minimum": 0, "maximum": 255 },
+/// );
+/// ```
+pub trait MongoSchema {
+    /// Whether serde reads this type from a missing field, as it reads `Option` as `None`.
+    ///
+    /// A struct field of such a type is never `required`.
+    const MAY_BE_ABSENT: bool = false;
+
+    /// The schema of one value of this type.
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema;
+
+    /// The schema a collection validator needs for this type at the top level of a document.
+    ///
+    /// Differs from [`MongoSchema::json_schema`] only in what the server adds: a closed object
+    /// (`additionalProperties: false`) also admits `_id`, which every stored document has.
+    fn root_schema() -> JsonSchema {
+        root_schema(Self::json_schema(&mut SchemaGenerator::default()))
+    }
+}
+
+/// Makes a schema fit the top level of a stored document: a closed object admits `_id`.
+///
+/// The server adds `_id` before it validates an insert, so `additionalProperties: false` without
+/// `_id` in `properties` rejects every document (SERVER-FACTS: "$jsonSchema: how the server evaluates").
+pub fn root_schema(mut schema: JsonSchema) -> JsonSchema {
+    admit_id(&mut schema);
+    schema
+}
+
+fn admit_id(schema: &mut JsonSchema) {
+    if matches!(
+        schema.additional_properties,
+        Some(Additional::Allowed(false))
+    ) && !schema.properties.contains_key("_id")
+        && !schema
+            .pattern_properties
+            .keys()
+            .any(|p| p == "^_id$" || p.is_empty())
+    {
+        schema.properties.insert("_id".into(), JsonSchema::any());
+    }
+    // Branches of a polymorphic root are each a closed object at the top level too.
+    for list in [&mut schema.any_of, &mut schema.one_of, &mut schema.all_of]
+        .into_iter()
+        .flatten()
+    {
+        list.iter_mut().for_each(admit_id);
+    }
+}
+
+/// How numbers are typed in generated schemas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NumberTypes {
+    /// Every BSON number type the Rust type can read: an `i32` field admits `int` and `long`
+    /// within its range, an `f64` admits `double`, `int` and `long` (other drivers and the shell
+    /// write whole numbers as integers).
+    #[default]
+    Readable,
+    /// Only the BSON type the Rust type writes: `i32` is `int`, `f64` is `double`.
+    Exact,
+}
+
+/// Options that apply while generating one schema.
+#[derive(Clone, Debug)]
+pub struct GeneratorSettings {
+    /// How numbers are typed, unless a field or type asks otherwise.
+    pub numbers: NumberTypes,
+    /// How many times a recursive type may nest inside itself before its schema becomes opaque.
+    pub recursion_depth: usize,
+}
+
+impl Default for GeneratorSettings {
+    fn default() -> Self {
+        GeneratorSettings {
+            numbers: NumberTypes::Readable,
+            recursion_depth: 3,
+        }
+    }
+}
+
+/// Builds schemas: carries settings and guards against endless recursion.
+#[derive(Debug, Default)]
+pub struct SchemaGenerator {
+    settings: GeneratorSettings,
+    stack: Vec<&'static str>,
+}
+
+impl SchemaGenerator {
+    /// A generator with the given settings.
+    pub fn new(settings: GeneratorSettings) -> Self {
+        SchemaGenerator {
+            settings,
+            stack: Vec::new(),
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &GeneratorSettings {
+        &self.settings
+    }
+
+    /// The schema of `T`.
+    pub fn subschema<T: MongoSchema + ?Sized>(&mut self) -> JsonSchema {
+        T::json_schema(self)
+    }
+
+    /// Runs `f` with numbers typed as `numbers`, then restores the previous setting.
+    pub fn with_numbers<R>(&mut self, numbers: NumberTypes, f: impl FnOnce(&mut Self) -> R) -> R {
+        let previous = std::mem::replace(&mut self.settings.numbers, numbers);
+        let result = f(self);
+        self.settings.numbers = previous;
+        result
+    }
+
+    /// Builds the schema of a type that may contain itself.
+    ///
+    /// `$jsonSchema` has no `$ref`, so a recursive type is inlined: once `name` already encloses
+    /// this point `depth` times, `opaque` stands in for it (by default `{bsonType: "object"}`
+    /// for a struct), which accepts any value of that shape. The derive passes the type's
+    /// `#[mongo(recursion_depth = N)]`, or the generator's default.
+    pub fn recursive(
+        &mut self,
+        name: &'static str,
+        depth: Option<usize>,
+        opaque: impl FnOnce() -> JsonSchema,
+        body: impl FnOnce(&mut Self) -> JsonSchema,
+    ) -> JsonSchema {
+        let limit = depth.unwrap_or(self.settings.recursion_depth);
+        let enclosing = self.stack.iter().filter(|n| **n == name).count();
+        if enclosing > limit {
+            return opaque();
+        }
+        self.stack.push(name);
+        let schema = body(self);
+        self.stack.pop();
+        schema
+    }
+}
+
+/// Adds `null` to what a schema accepts: the schema of `Option<T>` from that of `T`.
+///
+/// A plain type constraint gains `null`; an `enum` gains `null` as a member; anything the type
+/// keyword alone cannot widen (combinators, `not`) is wrapped as `anyOf: [{bsonType: "null"}, T]`.
+pub fn nullable(mut schema: JsonSchema) -> JsonSchema {
+    if schema.is_any() {
+        return schema;
+    }
+    let widenable = schema.all_of.is_none()
+        && schema.any_of.is_none()
+        && schema.one_of.is_none()
+        && schema.not.is_none()
+        && schema.types.is_some();
+    if !widenable {
+        // A bare enum with no type constraint and no combinators can simply gain a member.
+        if schema.types.is_none()
+            && schema.all_of.is_none()
+            && schema.any_of.is_none()
+            && schema.one_of.is_none()
+            && schema.not.is_none()
+        {
+            if let Some(values) = &mut schema.enumeration {
+                if !values.contains(&Bson::Null) {
+                    values.push(Bson::Null);
+                }
+                return schema;
+            }
+        }
+        // Already admits null when one `anyOf` branch is exactly null.
+        let null = JsonSchema::bson_type(BsonType::Null);
+        if let Some(branches) = &mut schema.any_of {
+            if schema.types.is_none()
+                && schema.enumeration.is_none()
+                && schema.all_of.is_none()
+                && schema.one_of.is_none()
+                && schema.not.is_none()
+            {
+                if !branches.contains(&null) {
+                    branches.insert(0, null);
+                }
+                return schema;
+            }
+        }
+        return JsonSchema {
+            any_of: Some(vec![null, schema]),
+            ..JsonSchema::default()
+        };
+    }
+    match &mut schema.types {
+        Some(TypeConstraint::BsonType(types)) => {
+            if !types.contains(&BsonType::Null) {
+                types.push(BsonType::Null);
+            }
+        }
+        Some(TypeConstraint::Type(types)) => {
+            if !types.contains(&crate::schema::JsonType::Null) {
+                types.push(crate::schema::JsonType::Null);
+            }
+        }
+        None => unreachable!("widenable requires a type constraint"),
+    }
+    if let Some(values) = &mut schema.enumeration {
+        if !values.contains(&Bson::Null) {
+            values.push(Bson::Null);
+        }
+    }
+    schema
+}
+
+/// `{bsonType: "object"}`, the start of every struct schema.
+pub fn object() -> JsonSchema {
+    JsonSchema::bson_type(BsonType::Object)
+}
+
+/// A string that must be one of `values`: the schema of a unit-only enum.
+pub fn string_enum<'a>(values: impl IntoIterator<Item = &'a str>) -> JsonSchema {
+    let mut schema = JsonSchema::bson_type(BsonType::String);
+    let mut members: Vec<Bson> = Vec::new();
+    for v in values {
+        let v = Bson::String(v.to_owned());
+        if !members.contains(&v) {
+            members.push(v);
+        }
+    }
+    schema.enumeration = Some(members);
+    schema
+}
+
+fn integer(
+    generator: &SchemaGenerator,
+    written: BsonType,
+    min: i128,
+    max: i128,
+    natural_min: i128,
+    natural_max: i128,
+) -> JsonSchema {
+    let mut schema = match generator.settings.numbers {
+        NumberTypes::Readable => JsonSchema::bson_types([BsonType::Int, BsonType::Long]),
+        NumberTypes::Exact => JsonSchema::bson_type(written),
+    };
+    // Bounds only where the stored type could hold a value the Rust type cannot read.
+    let (lo, hi) = match schema.allowed_types().as_deref() {
+        Some([BsonType::Int]) => (i128::from(i32::MIN), i128::from(i32::MAX)),
+        _ => (i128::from(i64::MIN), i128::from(i64::MAX)),
+    };
+    let min = min.max(natural_min);
+    let max = max.min(natural_max);
+    if min > lo {
+        schema.minimum = Some(Number::integer(min));
+    }
+    if max < hi {
+        schema.maximum = Some(Number::integer(max));
+    }
+    schema
+}
+
+macro_rules! integers {
+    ($($ty:ty => $written:expr),* $(,)?) => {$(
+        impl MongoSchema for $ty {
+            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+                integer(
+                    generator,
+                    $written,
+                    i128::from(<$ty>::MIN),
+                    // u64 values above i64::MAX cannot be written: bson's serializer refuses them.
+                    i128::try_from(<$ty>::MAX).unwrap_or(i128::MAX),
+                    i128::from(i64::MIN),
+                    i128::from(i64::MAX),
+                )
+            }
+        }
+    )*};
+}
+
+// bson's serializer writes i8, i16, i32, u8 and u16 as Int32, and i64, u32 and u64 as Int64.
+integers! {
+    i8 => BsonType::Int,
+    i16 => BsonType::Int,
+    i32 => BsonType::Int,
+    i64 => BsonType::Long,
+    u8 => BsonType::Int,
+    u16 => BsonType::Int,
+    u32 => BsonType::Long,
+    u64 => BsonType::Long,
+}
+
+impl MongoSchema for isize {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        i64::json_schema(generator)
+    }
+}
+
+impl MongoSchema for usize {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        u64::json_schema(generator)
+    }
+}
+
+fn float(generator: &SchemaGenerator) -> JsonSchema {
+    match generator.settings.numbers {
+        // serde's float visitors accept i64 and u64 too, so whole numbers written as int or
+        // long by other drivers read back; decimal does not.
+        NumberTypes::Readable => {
+            JsonSchema::bson_types([BsonType::Double, BsonType::Int, BsonType::Long])
+        }
+        NumberTypes::Exact => JsonSchema::bson_type(BsonType::Double),
+    }
+}
+
+impl MongoSchema for f64 {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        float(generator)
+    }
+}
+
+impl MongoSchema for f32 {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        float(generator)
+    }
+}
+
+impl MongoSchema for bool {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::bson_type(BsonType::Bool)
+    }
+}
+
+impl MongoSchema for char {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        // serde reads a char from a string of exactly one character; the server counts code points.
+        JsonSchema {
+            min_length: Some(1),
+            max_length: Some(1),
+            ..JsonSchema::bson_type(BsonType::String)
+        }
+    }
+}
+
+impl MongoSchema for String {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::bson_type(BsonType::String)
+    }
+}
+
+impl MongoSchema for str {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::bson_type(BsonType::String)
+    }
+}
+
+impl MongoSchema for () {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        // bson writes the unit value as null and reads it back only from null.
+        JsonSchema::bson_type(BsonType::Null)
+    }
+}
+
+impl<T: MongoSchema> MongoSchema for Option<T> {
+    const MAY_BE_ABSENT: bool = true;
+
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        nullable(T::json_schema(generator))
+    }
+}
+
+macro_rules! forward {
+    ($($(#[$m:meta])* impl<$t:ident> for $ty:ty;)*) => {$(
+        $(#[$m])*
+        impl<$t: MongoSchema + ?Sized> MongoSchema for $ty {
+            const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
+            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+                $t::json_schema(generator)
+            }
+        }
+    )*};
+}
+
+forward! {
+    impl<T> for Box<T>;
+    impl<T> for Rc<T>;
+    impl<T> for Arc<T>;
+    impl<T> for &T;
+    impl<T> for &mut T;
+}
+
+impl<T: MongoSchema + Copy> MongoSchema for Cell<T> {
+    const MAY_BE_ABSENT: bool = T::MAY_BE_ABSENT;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T: MongoSchema> MongoSchema for RefCell<T> {
+    const MAY_BE_ABSENT: bool = T::MAY_BE_ABSENT;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T: MongoSchema + ToOwned + ?Sized> MongoSchema for Cow<'_, T> {
+    const MAY_BE_ABSENT: bool = T::MAY_BE_ABSENT;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        T::json_schema(generator)
+    }
+}
+
+/// `{bsonType: "array", items: T}`.
+pub fn array_of(items: JsonSchema) -> JsonSchema {
+    let mut schema = JsonSchema::bson_type(BsonType::Array);
+    if !items.is_any() {
+        schema.items = Some(Items::Single(Box::new(items)));
+    }
+    schema
+}
+
+macro_rules! sequences {
+    ($($ty:ident),*) => {$(
+        impl<T: MongoSchema> MongoSchema for $ty<T> {
+            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+                array_of(T::json_schema(generator))
+            }
+        }
+    )*};
+}
+
+sequences!(Vec, VecDeque, LinkedList);
+
+impl<T: MongoSchema> MongoSchema for [T] {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        array_of(T::json_schema(generator))
+    }
+}
+
+macro_rules! sets {
+    ($($ty:ident),*) => {$(
+        impl<T: MongoSchema, S> MongoSchema for $ty<T, S> {
+            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+                let mut schema = array_of(T::json_schema(generator));
+                // A set writes each member once.
+                schema.unique_items = Some(true);
+                schema
+            }
+        }
+    )*};
+}
+
+sets!(HashSet);
+
+impl<T: MongoSchema> MongoSchema for BTreeSet<T> {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        let mut schema = array_of(T::json_schema(generator));
+        schema.unique_items = Some(true);
+        schema
+    }
+}
+
+impl<T: MongoSchema, const N: usize> MongoSchema for [T; N] {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        // serde writes an array as a tuple of exactly N elements and reads back only N.
+        let mut schema = array_of(T::json_schema(generator));
+        schema.min_items = Some(N as u64);
+        schema.max_items = Some(N as u64);
+        schema
+    }
+}
+
+/// Positional `items` with no additional items: the schema of a tuple.
+pub fn tuple(elements: Vec<JsonSchema>) -> JsonSchema {
+    let n = elements.len() as u64;
+    let mut schema = JsonSchema::bson_type(BsonType::Array);
+    schema.min_items = Some(n);
+    if n == 0 {
+        schema.max_items = Some(0);
+    } else {
+        schema.items = Some(Items::Positional(elements));
+        schema.additional_items = Some(Additional::Allowed(false));
+    }
+    schema
+}
+
+macro_rules! tuples {
+    ($(($($t:ident),+))*) => {$(
+        impl<$($t: MongoSchema),+> MongoSchema for ($($t,)+) {
+            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+                tuple(vec![$($t::json_schema(generator)),+])
+            }
+        }
+    )*};
+}
+
+tuples! {
+    (A)
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
+    (A, B, C, D, E, F)
+    (A, B, C, D, E, F, G)
+    (A, B, C, D, E, F, G, H)
+}
+
+/// A type that serializes as a string and so can key a map stored as a document.
+pub trait MapKey {
+    /// The `patternProperties` pattern that every key this type reads matches, or `None`
+    /// when every string is a key.
+    fn key_pattern() -> Option<String> {
+        None
+    }
+}
+
+impl MapKey for String {}
+impl MapKey for str {}
+impl MapKey for Cow<'_, str> {}
+impl<T: MapKey + ?Sized> MapKey for &T {}
+impl<T: MapKey + ?Sized> MapKey for Box<T> {}
+impl<T: MapKey + ?Sized> MapKey for Rc<T> {}
+impl<T: MapKey + ?Sized> MapKey for Arc<T> {}
+
+/// `{bsonType: "object", additionalProperties: V}`, or with a key pattern
+/// `{patternProperties: {pattern: V}, additionalProperties: false}`.
+pub fn map_of(key_pattern: Option<String>, values: JsonSchema) -> JsonSchema {
+    let mut schema = object();
+    match key_pattern {
+        None => {
+            if !values.is_any() {
+                schema.additional_properties = Some(Additional::Schema(Box::new(values)));
+            }
+        }
+        Some(pattern) => {
+            schema.pattern_properties.insert(pattern, values);
+            schema.additional_properties = Some(Additional::Allowed(false));
+        }
+    }
+    schema
+}
+
+impl<K: MapKey, V: MongoSchema, S> MongoSchema for HashMap<K, V, S> {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        map_of(K::key_pattern(), V::json_schema(generator))
+    }
+}
+
+impl<K: MapKey, V: MongoSchema> MongoSchema for BTreeMap<K, V> {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        map_of(K::key_pattern(), V::json_schema(generator))
+    }
+}
+
+impl<K: MapKey, V: MongoSchema, S> MongoSchema for indexmap::IndexMap<K, V, S> {
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        map_of(K::key_pattern(), V::json_schema(generator))
+    }
+}
+
+macro_rules! bson_types {
+    ($($ty:ty => $bson:expr),* $(,)?) => {$(
+        impl MongoSchema for $ty {
+            fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+                JsonSchema::bson_type($bson)
+            }
+        }
+    )*};
+}
+
+bson_types! {
+    bson::oid::ObjectId => BsonType::ObjectId,
+    bson::DateTime => BsonType::Date,
+    bson::Decimal128 => BsonType::Decimal,
+    bson::Binary => BsonType::BinData,
+    bson::Timestamp => BsonType::Timestamp,
+    bson::Regex => BsonType::Regex,
+    bson::JavaScriptCodeWithScope => BsonType::JavaScriptWithScope,
+    bson::DbPointer => BsonType::DbPointer,
+    Document => BsonType::Object,
+    bson::RawDocumentBuf => BsonType::Object,
+    bson::RawArrayBuf => BsonType::Array,
+}
+
+impl MongoSchema for bson::Uuid {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        // $jsonSchema cannot pin a binary subtype: a binData of another subtype passes the
+        // validator but does not read as a Uuid (documented gap).
+        JsonSchema::bson_type(BsonType::BinData)
+    }
+}
+
+impl MongoSchema for Bson {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::any()
+    }
+}
+
+impl MongoSchema for bson::RawBson {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::any()
+    }
+}
+
+#[cfg(feature = "uuid")]
+impl MongoSchema for uuid::Uuid {
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        // uuid's own Serialize writes the hyphenated string in human-readable formats; bson's
+        // serializer is not human-readable, so uuid writes 16 raw bytes: binData subtype 0.
+        JsonSchema::bson_type(BsonType::BinData)
+    }
+}
+
+#[cfg(feature = "chrono")]
+mod chrono_impls {
+    use super::*;
+
+    /// chrono's own Serialize writes an RFC 3339 string; to store a BSON date use bson's
+    /// `datetime::FromChrono04DateTime` helper, which the derive recognises.
+    impl<Tz: chrono::TimeZone> MongoSchema for chrono::DateTime<Tz> {
+        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+            crate::formats::rfc3339_string()
+        }
+    }
+
+    impl MongoSchema for chrono::NaiveDate {
+        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+            crate::formats::naive_date_string()
+        }
+    }
+}
+
+#[cfg(feature = "time")]
+mod time_impls {
+    use super::*;
+
+    /// `time` serializes an OffsetDateTime as an array of its parts in non-human-readable formats
+    /// such as BSON; with the `serde-well-known` rfc3339 helper it is a string.
+    impl MongoSchema for time::OffsetDateTime {
+        fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+            // (year, ordinal, hour, minute, second, nanosecond, offset h, m, s)
+            tuple(vec![
+                i32::json_schema(generator),
+                u16::json_schema(generator),
+                u8::json_schema(generator),
+                u8::json_schema(generator),
+                u8::json_schema(generator),
+                u32::json_schema(generator),
+                i8::json_schema(generator),
+                i8::json_schema(generator),
+                i8::json_schema(generator),
+            ])
+        }
+    }
+}
+
+/// Marker for types whose schema has numeric bounds to constrain (`minimum`, `maximum`).
+#[diagnostic::on_unimplemented(
+    message = "`minimum`/`maximum`/`multiple_of` apply to numbers, and `{Self}` is not a number",
+    label = "this bound would never be checked",
+    note = "remove the bound, or put it on a numeric field"
+)]
+pub trait Numeric {}
+
+/// Marker for types stored as strings (`min_length`, `max_length`, `pattern`).
+#[diagnostic::on_unimplemented(
+    message = "`min_length`/`max_length`/`pattern` apply to strings, and `{Self}` is not stored as a string",
+    label = "this constraint would never be checked",
+    note = "remove it, or give the field `#[mongo(bson_type = \"string\")]` if it is stored as a string"
+)]
+pub trait Text {}
+
+/// Marker for types stored as arrays (`min_items`, `max_items`, `unique_items`).
+#[diagnostic::on_unimplemented(
+    message = "`min_items`/`max_items`/`unique_items` apply to arrays, and `{Self}` is not stored as an array",
+    label = "this constraint would never be checked",
+    note = "remove it, or put it on a Vec, slice, set or array field"
+)]
+pub trait Sequence {}
+
+macro_rules! markers {
+    ($tr:ident: $($ty:ty),*) => {$( impl $tr for $ty {} )*};
+}
+markers!(Numeric: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, bson::Decimal128, Bson);
+markers!(Text: String, str, char, Cow<'_, str>, Bson);
+markers!(Sequence: Bson, bson::RawArrayBuf);
+impl<T> Sequence for Vec<T> {}
+impl<T> Sequence for VecDeque<T> {}
+impl<T> Sequence for LinkedList<T> {}
+impl<T> Sequence for [T] {}
+impl<T, const N: usize> Sequence for [T; N] {}
+impl<T, S> Sequence for HashSet<T, S> {}
+impl<T> Sequence for BTreeSet<T> {}
+
+macro_rules! marker_forward {
+    ($($tr:ident),*) => {$(
+        impl<T: $tr> $tr for Option<T> {}
+        impl<T: $tr + ?Sized> $tr for Box<T> {}
+        impl<T: $tr + ?Sized> $tr for Rc<T> {}
+        impl<T: $tr + ?Sized> $tr for Arc<T> {}
+        impl<T: $tr + ?Sized> $tr for &T {}
+    )*};
+}
+marker_forward!(Numeric, Text, Sequence);
+
+/// The schema of `T` with the given generator settings: a shorthand for tests and tools.
+pub fn schema_for<T: MongoSchema + ?Sized>(settings: GeneratorSettings) -> JsonSchema {
+    T::json_schema(&mut SchemaGenerator::new(settings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn doc_of<T: MongoSchema + ?Sized>() -> Document {
+        schema_for::<T>(GeneratorSettings::default()).to_document()
+    }
+
+    fn exact<T: MongoSchema + ?Sized>() -> Document {
+        schema_for::<T>(GeneratorSettings {
+            numbers: NumberTypes::Exact,
+            ..GeneratorSettings::default()
+        })
+        .to_document()
+    }
+
+    #[test]
+    fn i32_admits_int_and_long_within_its_range() {
+        assert_eq!(
+            doc_of::<i32>(),
+            doc! { "bsonType": ["int", "long"], "minimum": i32::MIN, "maximum": i32::MAX }
+        );
+        assert_eq!(exact::<i32>(), doc! { "bsonType": "int" });
+    }
+
+    #[test]
+    fn u64_is_bounded_by_what_bson_can_write() {
+        assert_eq!(
+            doc_of::<u64>(),
+            doc! { "bsonType": ["int", "long"], "minimum": 0 }
+        );
+        assert_eq!(
+            exact::<u32>(),
+            doc! { "bsonType": "long", "minimum": 0, "maximum": i64::from(u32::MAX) }
+        );
+    }
+
+    #[test]
+    fn f64_admits_whole_numbers_written_as_integers() {
+        assert_eq!(
+            doc_of::<f64>(),
+            doc! { "bsonType": ["double", "int", "long"] }
+        );
+        assert_eq!(exact::<f64>(), doc! { "bsonType": "double" });
+    }
+
+    #[test]
+    fn option_adds_null_and_may_be_absent() {
+        const { assert!(<Option<String>>::MAY_BE_ABSENT) };
+        const { assert!(!<String>::MAY_BE_ABSENT) };
+        assert_eq!(
+            doc_of::<Option<String>>(),
+            doc! { "bsonType": ["string", "null"] }
+        );
+    }
+
+    #[test]
+    fn nullable_enum_gains_a_null_member() {
+        let s = nullable(string_enum(["A", "B"]));
+        assert_eq!(
+            s.to_document(),
+            doc! { "bsonType": ["string", "null"], "enum": ["A", "B", null] }
+        );
+    }
+
+    #[test]
+    fn nullable_combinator_is_wrapped_in_any_of() {
+        let s = JsonSchema {
+            one_of: Some(vec![object(), JsonSchema::bson_type(BsonType::String)]),
+            ..JsonSchema::default()
+        };
+        let n = nullable(s.clone());
+        assert_eq!(
+            n.any_of,
+            Some(vec![JsonSchema::bson_type(BsonType::Null), s])
+        );
+    }
+
+    #[test]
+    fn tuple_is_positional_with_no_additional_items() {
+        assert_eq!(
+            exact::<(i32, String)>(),
+            doc! {
+                "bsonType": "array",
+                "items": [{ "bsonType": "int" }, { "bsonType": "string" }],
+                "additionalItems": false,
+                "minItems": 2,
+            }
+        );
+    }
+
+    #[test]
+    fn fixed_array_has_exact_length() {
+        assert_eq!(
+            exact::<[bool; 3]>(),
+            doc! { "bsonType": "array", "items": { "bsonType": "bool" }, "minItems": 3, "maxItems": 3 }
+        );
+    }
+
+    #[test]
+    fn sets_have_unique_items_and_maps_constrain_values() {
+        assert_eq!(
+            doc_of::<BTreeSet<String>>(),
+            doc! { "bsonType": "array", "items": { "bsonType": "string" }, "uniqueItems": true }
+        );
+        assert_eq!(
+            doc_of::<HashMap<String, bool>>(),
+            doc! { "bsonType": "object", "additionalProperties": { "bsonType": "bool" } }
+        );
+    }
+
+    #[test]
+    fn closed_root_admits_id() {
+        let mut s = object();
+        s.additional_properties = Some(Additional::Allowed(false));
+        let root = root_schema(s);
+        assert!(root.properties.contains_key("_id"));
+    }
+
+    #[test]
+    fn recursion_stops_at_the_depth_bound() {
+        struct Node;
+        impl MongoSchema for Node {
+            fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
+                g.recursive("Node", Some(1), object, |g| {
+                    let mut s = object();
+                    s.properties
+                        .insert("child".into(), nullable(Node::json_schema(g)));
+                    s
+                })
+            }
+        }
+        let d = doc_of::<Node>();
+        // Node -> child Node -> child opaque object.
+        let inner = d
+            .get_document("properties")
+            .and_then(|p| p.get_document("child"))
+            .and_then(|c| c.get_document("properties"))
+            .and_then(|p| p.get_document("child"))
+            .unwrap();
+        assert_eq!(inner, &doc! { "bsonType": ["object", "null"] });
+    }
+}

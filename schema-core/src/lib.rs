@@ -1,0 +1,42 @@
+//! # mongo-schema
+//!
+//! Make your Rust types the single source of truth for your MongoDB collections.
+//! `#[derive(MongoSchema)]` turns a serde type into the collection's `$jsonSchema` validator,
+//! honouring serde exactly: it accepts every document the type writes and rejects what the type
+//! cannot read.
+//!
+//! ```
+//! use mongo_schema::{MongoSchema, SchemaGenerator};
+//!
+//! // Every Rust type with a BSON form has a schema; derived types build on these.
+//! let schema = <Vec<Option<i32>>>::json_schema(&mut SchemaGenerator::default());
+//! assert_eq!(
+//!     schema.to_document(),
+//!     bson::doc! {
+//!         "bsonType": "array",
+//!         "items": {
+//!             "bsonType": ["int", "long", "null"],
+//!             "minimum": i32::MIN,
+//!             "maximum": i32::MAX,
+//!         },
+//!     },
+//! );
+//! ```
+
+pub mod formats;
+pub mod generate;
+pub mod schema;
+
+pub use generate::{
+    GeneratorSettings, MongoSchema, NumberTypes, SchemaGenerator, nullable, root_schema,
+};
+pub use schema::{BsonType, ExtJsonMode, JsonSchema};
+
+#[cfg(feature = "derive")]
+pub use mongo_schema_derive::MongoSchema;
+
+/// Re-exports the generated code refers to, so users need no extra dependencies.
+#[doc(hidden)]
+pub mod __private {
+    pub use bson;
+}

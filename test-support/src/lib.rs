@@ -1,0 +1,1 @@
+//! Test support: a wire-protocol MongoDB test server.

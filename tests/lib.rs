@@ -1,0 +1,1 @@
+//! Behaviour across crates; see the [[test]] files.

@@ -45,6 +45,88 @@ pub trait MongoSchema {
     fn root_schema() -> JsonSchema {
         root_schema(Self::json_schema(&mut SchemaGenerator::default()))
     }
+
+    /// Resolves a path of Rust field names (`["customer", "id"]`) to the stored field names
+    /// (`["customer", "id"]` after every serde rename), descending through embedded structs and
+    /// array elements. Index and query declarations name Rust fields; this is how they reach the
+    /// database spelled as serde writes them.
+    ///
+    /// The default, for types with no named fields, resolves only the empty path.
+    ///
+    /// # Errors
+    /// [`PathError`] naming the type, the path and the nearest existing names when a segment
+    /// names no field.
+    fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+        match path.first() {
+            None => Ok(Vec::new()),
+            Some(segment) => Err(PathError::new::<Self>(path, segment, &[])),
+        }
+    }
+}
+
+/// A path names a field that does not exist on the type it reaches.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{ty} has no field {segment:?} (in path {path:?}){}", candidates_hint(.candidates))]
+pub struct PathError {
+    /// The type the failing segment was looked up in.
+    pub ty: &'static str,
+    /// The whole path as written, dotted.
+    pub path: String,
+    /// The segment that names nothing.
+    pub segment: String,
+    /// The type's Rust field names nearest to `segment`, closest first.
+    pub candidates: Vec<&'static str>,
+}
+
+fn candidates_hint(candidates: &[&'static str]) -> String {
+    if candidates.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; did you mean {}?",
+            candidates
+                .iter()
+                .map(|c| format!("{c:?}"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    }
+}
+
+impl PathError {
+    /// The error for `segment` of `path` on type `T` whose Rust fields are `fields`; keeps the
+    /// fields within a small edit distance of `segment` as suggestions.
+    pub fn new<T: ?Sized>(path: &[&str], segment: &str, fields: &[&'static str]) -> PathError {
+        let mut scored: Vec<(usize, &'static str)> = fields
+            .iter()
+            .map(|f| (edit_distance(segment, f), *f))
+            .filter(|(d, f)| *d <= 2.max(f.len() / 3))
+            .collect();
+        scored.sort();
+        PathError {
+            ty: std::any::type_name::<T>(),
+            path: path.join("."),
+            segment: segment.to_owned(),
+            candidates: scored.into_iter().take(3).map(|(_, f)| f).collect(),
+        }
+    }
+}
+
+/// Levenshtein distance over chars: how far a misspelled name is from a real one.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Makes a schema fit the top level of a stored document: a closed object admits `_id`.
@@ -389,6 +471,10 @@ impl<T: MongoSchema> MongoSchema for Option<T> {
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         nullable(T::json_schema(generator))
     }
+
+    fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+        T::field_path(path)
+    }
 }
 
 macro_rules! forward {
@@ -398,6 +484,9 @@ macro_rules! forward {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 $t::json_schema(generator)
+            }
+            fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+                $t::field_path(path)
             }
         }
     )*};
@@ -446,6 +535,10 @@ macro_rules! sequences {
         impl<T: MongoSchema> MongoSchema for $ty<T> {
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 array_of(T::json_schema(generator))
+            }
+            // An index path through an array names a field of its elements (multikey).
+            fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+                T::field_path(path)
             }
         }
     )*};

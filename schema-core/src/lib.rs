@@ -23,12 +23,20 @@
 //! );
 //! ```
 
+pub mod collection;
+pub mod diff;
+pub mod eval;
 pub mod formats;
 pub mod generate;
+pub mod index;
+pub mod lint;
+pub mod manifest;
+pub mod normalize;
+pub mod registry;
 pub mod schema;
 
 pub use generate::{
-    GeneratorSettings, MongoSchema, NumberTypes, SchemaGenerator, nullable, root_schema,
+    GeneratorSettings, MongoSchema, NumberTypes, PathError, SchemaGenerator, nullable, root_schema,
 };
 pub use schema::{BsonType, ExtJsonMode, JsonSchema};
 

@@ -3,6 +3,7 @@
 //! Rust types build it (`generate`), validators read from files or servers parse into it
 //! (`parse`), and it renders to BSON and Extended JSON (`render`). The evaluator compiles it.
 
+pub mod parse;
 mod render;
 
 use std::fmt;

@@ -1,0 +1,1 @@
+//! Benchmarks: corpora generators shared by the criterion benches.

@@ -1,0 +1,1 @@
+//! Declared vs live canonical specs -> `Vec<Change>` -> `Plan` of server commands.

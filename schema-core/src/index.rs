@@ -1,0 +1,1 @@
+//! `IndexSpec`: index keys and options (unique, partial, TTL, text weights, collation, ...).

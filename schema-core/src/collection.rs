@@ -1192,6 +1192,12 @@ pub enum SpecError {
         /// How many fields the key pattern has.
         count: usize,
     },
+    /// Two collection roots declare one collection.
+    #[error("{ns}: declared by two types")]
+    DuplicateCollection {
+        /// The collection.
+        ns: String,
+    },
     /// Two indexes with one name.
     #[error("{ns}: index {index:?} is declared twice")]
     DuplicateIndexName {

@@ -47,4 +47,5 @@ pub use mongo_schema_derive::MongoSchema;
 #[doc(hidden)]
 pub mod __private {
     pub use bson;
+    pub use inventory;
 }

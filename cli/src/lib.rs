@@ -1,1 +1,103 @@
 //! The `mongo-schema` command line, as a library so an application can link its own types.
+//!
+//! The standalone binary reads declared collections from a manifest (`--manifest FILE`). An
+//! application links its declarations into its own binary instead, with a few lines in `src/bin/`:
+//!
+//! ```no_run
+//! use mongo_schema::collection::CollectionSpec;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     let collections: Vec<CollectionSpec> = Vec::new(); // the application's declarations
+//!     mongo_schema_cli::main_with(collections)
+//! }
+//! ```
+//!
+//! Exit codes: 0 in sync / nothing rejected, 1 drift found / documents rejected / lint errors,
+//! 2 could not check (connection, authentication, timeout, bad file).
+
+pub mod args;
+pub mod catalog;
+pub mod cmd;
+pub mod console;
+pub mod deployment;
+pub mod extjson;
+pub mod redact;
+pub mod render;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+use mongo_schema::collection::CollectionSpec;
+
+use crate::args::Cli;
+pub use crate::console::Console;
+
+/// How a command ended; each maps to one exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0: in sync, nothing rejected, nothing to report.
+    Clean,
+    /// Exit 1: drift found, documents rejected, lint errors.
+    Findings,
+    /// Exit 2: could not check (connection, authentication, timeout, bad file or arguments).
+    Failed,
+}
+
+impl Outcome {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Failed => 2,
+        }
+    }
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(outcome: Outcome) -> Self {
+        ExitCode::from(outcome.code())
+    }
+}
+
+/// The standalone binary: declared collections come from `--manifest FILE`.
+pub fn main() -> ExitCode {
+    run(std::env::args_os(), None, &mut Console::std()).into()
+}
+
+/// An application's own binary: `collections` are its declarations (`--manifest` still overrides).
+pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
+    run(std::env::args_os(), Some(&collections), &mut Console::std()).into()
+}
+
+/// Parses `args` (the first is the program name), runs the command against `console`, and reports
+/// any error on its stderr.
+///
+/// `linked` are the declarations linked into the binary, if any.
+pub fn run<I, T>(args: I, linked: Option<&[CollectionSpec]>, console: &mut Console) -> Outcome
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let text = error.render().to_string();
+            if error.use_stderr() {
+                console.err(&text);
+                return Outcome::Failed;
+            }
+            // --help and --version
+            console.out(&text);
+            return Outcome::Clean;
+        }
+    };
+    match cmd::run(&cli.command, linked, console) {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            console.err(&format!("error: {error:#}\n"));
+            Outcome::Failed
+        }
+    }
+}

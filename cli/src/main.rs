@@ -1,3 +1,5 @@
 //! `mongo-schema`: parse arguments, run, turn the outcome into an exit code.
 
-fn main() {}
+fn main() -> std::process::ExitCode {
+    mongo_schema_cli::main()
+}

@@ -1,0 +1,268 @@
+//! The command line, as clap types: one struct per subcommand, with the shared groups
+//! (`ConnectArgs`, `LiveArgs`, `DeclaredArgs`, `OutputArgs`) flattened in.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// `mongo-schema`: Rust types as the single source of truth for MongoDB collections.
+#[derive(Debug, Parser)]
+#[command(name = "mongo-schema", version, about, long_about = None)]
+#[command(
+    after_help = "Exit codes: 0 in sync / nothing rejected, 1 drift found / documents \
+                        rejected / lint errors, 2 could not check (connection, authentication, \
+                        timeout, bad file)."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the manifest of the declared collections (JSON), or a mongosh script creating them.
+    Generate(GenerateArgs),
+    /// Write the live catalog (listCollections and listIndexes, verbatim) to a file.
+    Snapshot(SnapshotArgs),
+}
+
+/// How to reach the deployment.
+#[derive(Clone, Debug, Args)]
+pub struct ConnectArgs {
+    /// Connection string; its password is never printed.
+    #[arg(long, env = "MONGODB_URI", hide_env_values = true, value_name = "URI")]
+    pub uri: Option<String>,
+    /// Database name (default: the one in the URI).
+    #[arg(long, value_name = "NAME")]
+    pub db: Option<String>,
+    /// Give up after this long: `30s`, `500ms`, `2m` (a bare number is seconds).
+    #[arg(long, default_value = "30s", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+}
+
+/// Where live specs come from: a deployment, or a snapshot file.
+#[derive(Clone, Debug, Args)]
+pub struct LiveArgs {
+    /// Read the live catalog from this file (what `snapshot` writes) instead of a server.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// Where declared specs come from when the binary links none.
+#[derive(Clone, Debug, Args)]
+pub struct DeclaredArgs {
+    /// The manifest (the JSON `generate` prints) declaring the collections.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+}
+
+/// The output format, one enum per kind of output.
+#[derive(Clone, Debug, Args)]
+pub struct OutputArgs<F: ValueEnum + Clone + Send + Sync + 'static> {
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: Option<F>,
+}
+
+/// Formats of a drift report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Readable on a terminal (coloured only on a TTY).
+    Text,
+    /// One JSON document.
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// Formats of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// Readable on a terminal.
+    Text,
+    /// One JSON document.
+    Json,
+    /// A runnable mongosh script.
+    Mongosh,
+}
+
+/// Formats of the manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ManifestFormat {
+    /// The manifest JSON (what `--manifest` reads).
+    Json,
+    /// A runnable mongosh script: createCollection, collMod, createIndexes.
+    Mongosh,
+}
+
+/// `generate`.
+#[derive(Clone, Debug, Args)]
+pub struct GenerateArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// Output format (default json).
+    #[command(flatten)]
+    pub output: OutputArgs<ManifestFormat>,
+    /// Write to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// `snapshot`.
+#[derive(Clone, Debug, Args)]
+pub struct SnapshotArgs {
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Write to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// How many listIndexes calls may run at once.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub concurrency: usize,
+}
+
+/// `check`.
+#[derive(Clone, Debug, Args)]
+pub struct CheckArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// Live collections.
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ReportFormat>,
+    /// How many listIndexes calls may run at once.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub concurrency: usize,
+}
+
+/// `plan`.
+#[derive(Clone, Debug, Args)]
+pub struct PlanArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// Live collections.
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<PlanFormat>,
+    /// Also drop indexes the declarations do not own.
+    #[arg(long)]
+    pub prune: bool,
+}
+
+/// `apply`.
+#[derive(Clone, Debug, Args)]
+pub struct ApplyArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Also drop indexes the declarations do not own.
+    #[arg(long)]
+    pub prune: bool,
+    /// Run without asking (required when not on a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+/// `audit`.
+#[derive(Clone, Debug, Args)]
+pub struct AuditArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ReportFormat>,
+    /// How many rejected documents to show per collection, with their explanation.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub sample: u32,
+    /// Server-side time limit of each count, in the same units as --timeout.
+    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
+    pub max_time: Duration,
+    /// Also count documents per value of this field (e.g. `schemaVersion`) during a migration.
+    #[arg(long, value_name = "FIELD")]
+    pub by_version: Option<String>,
+}
+
+/// `lint`.
+#[derive(Clone, Debug, Args)]
+pub struct LintArgs {
+    /// Declared collections.
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ReportFormat>,
+}
+
+/// Parses `30s`, `500ms`, `2m`, `1h` or a bare number of seconds.
+///
+/// # Errors
+/// A message naming the accepted forms.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 30s, 500ms, 2m"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "invalid duration unit {other:?}: expected ms, s, m or h"
+            ));
+        }
+    };
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return Err(format!(
+            "invalid duration {text:?}: must be greater than zero"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_units_and_bare_seconds() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("3 weeks").is_err());
+    }
+
+    #[test]
+    fn command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

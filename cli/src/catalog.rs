@@ -1,0 +1,298 @@
+//! The live catalog: listCollections and listIndexes replies, verbatim, read from a server through
+//! the driver as raw documents or from a captured Extended JSON file. `normalize` turns them into specs.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use bson::{Bson, Document, doc};
+use indexmap::IndexMap;
+use mongodb::Database;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::deployment;
+use crate::extjson::{self, Mode};
+
+/// A database's collections and indexes, as the server listed them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Catalog {
+    /// listCollections entries, verbatim (`name`, `type`, `options`, `info`, `idIndex`).
+    pub collections: Vec<Document>,
+    /// listIndexes entries per collection name, verbatim, in the order listed.
+    pub indexes: IndexMap<String, Vec<Document>>,
+}
+
+impl Catalog {
+    /// Reads a catalog file: `{"collections": [...], "indexes": {"<coll>": [...]}}` in canonical or
+    /// relaxed Extended JSON (what `snapshot` writes, or what mongosh's `EJSON.stringify` prints for
+    /// `db.getCollectionInfos()` and each `getIndexes()`).
+    ///
+    /// # Errors
+    /// The file cannot be read, is not JSON (with line and column), or has another shape
+    /// (with the path of the offending value).
+    pub fn from_file(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read catalog file {}", path.display()))?;
+        Self::from_extjson(&text).with_context(|| format!("bad catalog file {}", path.display()))
+    }
+
+    /// Parses the text of a catalog file; see [`Catalog::from_file`].
+    ///
+    /// # Errors
+    /// Not JSON (with line and column), or another shape (with the path of the offending value).
+    pub fn from_extjson(text: &str) -> anyhow::Result<Self> {
+        let value = extjson::parse(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let Bson::Document(mut top) = value else {
+            bail!("at $: expected an object with \"collections\" and \"indexes\"");
+        };
+        let collections = match top.remove("collections") {
+            Some(Bson::Array(entries)) => entries
+                .into_iter()
+                .enumerate()
+                .map(|(i, entry)| collection_entry(entry, &format!("$.collections[{i}]")))
+                .collect::<anyhow::Result<Vec<_>>>()?,
+            Some(_) => bail!("at $.collections: expected an array of listCollections entries"),
+            None => bail!("at $: missing \"collections\" (an array of listCollections entries)"),
+        };
+        let mut indexes = IndexMap::new();
+        match top.remove("indexes") {
+            Some(Bson::Document(per_collection)) => {
+                for (name, list) in per_collection {
+                    let at = format!("$.indexes.{name}");
+                    let Bson::Array(entries) = list else {
+                        bail!("at {at}: expected an array of listIndexes entries");
+                    };
+                    let mut docs = Vec::with_capacity(entries.len());
+                    for (i, entry) in entries.into_iter().enumerate() {
+                        let Bson::Document(doc) = entry else {
+                            bail!("at {at}[{i}]: expected an index document");
+                        };
+                        if !doc.contains_key("key") && !doc.contains_key("spec") {
+                            bail!("at {at}[{i}]: an index needs \"key\"");
+                        }
+                        docs.push(doc);
+                    }
+                    indexes.insert(name, docs);
+                }
+            }
+            Some(_) => {
+                bail!("at $.indexes: expected an object of listIndexes arrays by collection")
+            }
+            None => {
+                bail!("at $: missing \"indexes\" (an object of listIndexes arrays by collection)")
+            }
+        }
+        if let Some(key) = top.keys().next() {
+            bail!("at $.{key}: unknown field; expected only \"collections\" and \"indexes\"");
+        }
+        for name in indexes.keys() {
+            if !collections
+                .iter()
+                .any(|c| c.get_str("name").ok() == Some(name.as_str()))
+            {
+                bail!("at $.indexes.{name}: no collection named {name:?} in \"collections\"");
+            }
+        }
+        Ok(Catalog {
+            collections,
+            indexes,
+        })
+    }
+
+    /// The catalog as canonical Extended JSON, the shape [`Catalog::from_extjson`] reads.
+    pub fn to_extjson(&self) -> String {
+        let mut indexes = Document::new();
+        for (name, list) in &self.indexes {
+            indexes.insert(
+                name.clone(),
+                Bson::Array(list.iter().cloned().map(Bson::Document).collect()),
+            );
+        }
+        let mut top = Document::new();
+        top.insert(
+            "collections",
+            Bson::Array(
+                self.collections
+                    .iter()
+                    .cloned()
+                    .map(Bson::Document)
+                    .collect(),
+            ),
+        );
+        top.insert("indexes", indexes);
+        let mut text = extjson::to_string_pretty(&Bson::Document(top), Mode::Canonical);
+        text.push('\n');
+        text
+    }
+
+    /// The listCollections entry of a collection.
+    pub fn collection(&self, name: &str) -> Option<&Document> {
+        self.collections
+            .iter()
+            .find(|c| c.get_str("name").ok() == Some(name))
+    }
+
+    /// The listIndexes entries of a collection (empty for a view or an unknown name).
+    pub fn indexes_of(&self, name: &str) -> &[Document] {
+        self.indexes.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+}
+
+/// Reads the live catalog of a database: one listCollections (optionally filtered to `only`), then
+/// listIndexes for each collection or time-series collection, at most `concurrency` at a time.
+/// Entries are kept as the server returned them, as raw documents: the driver's typed
+/// `CollectionSpecification` and `IndexModel` would drop what they do not model.
+///
+/// # Errors
+/// A command the server refuses, or a lost connection; a collection dropped between the two
+/// listings is left out rather than reported.
+pub async fn read_live(
+    db: &Database,
+    only: Option<&[String]>,
+    concurrency: usize,
+) -> anyhow::Result<Catalog> {
+    let mut command = doc! {"listCollections": 1, "authorizedCollections": true};
+    if let Some(names) = only {
+        command.insert("filter", doc! {"name": {"$in": names.to_vec()}});
+    }
+    let mut cursor = db
+        .run_cursor_command(command)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("listCollections failed")?;
+    let mut collections = Vec::new();
+    while cursor
+        .advance()
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("listCollections failed")?
+    {
+        let entry = Document::try_from(cursor.current())
+            .context("listCollections returned an unreadable entry")?;
+        collections.push(entry);
+    }
+
+    let with_indexes: Vec<String> = collections
+        .iter()
+        .filter(|c| matches!(c.get_str("type"), Ok("collection" | "timeseries") | Err(_)))
+        .filter_map(|c| c.get_str("name").ok().map(str::to_owned))
+        .collect();
+    let limit = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    for (position, name) in with_indexes.into_iter().enumerate() {
+        let db = db.clone();
+        let limit = Arc::clone(&limit);
+        tasks.spawn(async move {
+            let _permit = limit.acquire_owned().await;
+            let listed = list_indexes(&db, &name).await;
+            (position, name, listed)
+        });
+    }
+    let mut listed = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        let (position, name, result) = done.context("a listIndexes task failed")?;
+        match result {
+            Ok(Some(entries)) => listed.push((position, name, entries)),
+            Ok(None) => collections.retain(|c| c.get_str("name").ok() != Some(name.as_str())),
+            Err(e) => return Err(e.context(format!("listIndexes on {name} failed"))),
+        }
+    }
+    listed.sort_by_key(|(position, _, _)| *position);
+    let indexes = listed
+        .into_iter()
+        .map(|(_, name, entries)| (name, entries))
+        .collect();
+    Ok(Catalog {
+        collections,
+        indexes,
+    })
+}
+
+/// listIndexes on one collection; `None` when it no longer exists.
+async fn list_indexes(db: &Database, name: &str) -> anyhow::Result<Option<Vec<Document>>> {
+    let mut cursor = match db.run_cursor_command(doc! {"listIndexes": name}).await {
+        Ok(cursor) => cursor,
+        Err(e) if deployment::is_namespace_not_found(&e) => return Ok(None),
+        Err(e) => return Err(anyhow::anyhow!("{}", deployment::explain(&e))),
+    };
+    let mut entries = Vec::new();
+    while cursor
+        .advance()
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
+    {
+        entries.push(
+            Document::try_from(cursor.current())
+                .context("listIndexes returned an unreadable entry")?,
+        );
+    }
+    Ok(Some(entries))
+}
+
+fn collection_entry(entry: Bson, at: &str) -> anyhow::Result<Document> {
+    let Bson::Document(doc) = entry else {
+        bail!("at {at}: expected a listCollections entry (an object)");
+    };
+    match doc.get("name") {
+        Some(Bson::String(_)) => {}
+        Some(_) => bail!("at {at}.name: expected a string"),
+        None => bail!("at {at}: missing \"name\""),
+    }
+    match doc.get("options") {
+        None | Some(Bson::Document(_)) => {}
+        Some(_) => bail!("at {at}.options: expected an object"),
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"{
+      "collections": [
+        {"name": "orders", "type": "collection", "options": {"validationLevel": "strict"},
+         "info": {"readOnly": false, "uuid": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}},
+         "idIndex": {"v": 2, "key": {"_id": 1}, "name": "_id_"}}
+      ],
+      "indexes": {"orders": [
+        {"v": {"$numberInt": "2"}, "key": {"_id": {"$numberInt": "1"}}, "name": "_id_"},
+        {"v": 2, "key": {"user_id": 1, "status": 1, "created_at": -1}, "name": "user_id_1_status_1_created_at_-1"}
+      ]}
+    }"#;
+
+    #[test]
+    fn reads_canonical_and_relaxed_alike_and_round_trips() {
+        let catalog = Catalog::from_extjson(SAMPLE).unwrap();
+        assert_eq!(catalog.collections.len(), 1);
+        assert_eq!(
+            catalog.indexes_of("orders")[1].get_document("key").unwrap(),
+            &doc! {"user_id": 1, "status": 1, "created_at": -1}
+        );
+        let again = Catalog::from_extjson(&catalog.to_extjson()).unwrap();
+        assert_eq!(again, catalog);
+    }
+
+    #[test]
+    fn shape_errors_name_the_path() {
+        let err = |text: &str| format!("{:#}", Catalog::from_extjson(text).unwrap_err());
+        assert_eq!(
+            err("[]"),
+            "at $: expected an object with \"collections\" and \"indexes\""
+        );
+        assert_eq!(
+            err(r#"{"collections": [{"nam": "x"}], "indexes": {}}"#),
+            "at $.collections[0]: missing \"name\""
+        );
+        assert_eq!(
+            err(r#"{"collections": [{"name": "x"}], "indexes": {"x": [{"name": "a"}]}}"#),
+            "at $.indexes.x[0]: an index needs \"key\""
+        );
+        assert_eq!(
+            err(r#"{"collections": [], "indexes": {"y": []}}"#),
+            "at $.indexes.y: no collection named \"y\" in \"collections\""
+        );
+        assert!(err("{\"collections\": [\n,]}").contains("line 2"));
+    }
+}

@@ -1,0 +1,123 @@
+//! One module per subcommand; this one dispatches and holds what several share: loading the
+//! declared collections, loading the live catalog, writing output.
+
+pub mod generate;
+pub mod snapshot;
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use bson::Bson;
+use mongo_schema::collection::CollectionSpec;
+
+use crate::Outcome;
+use crate::args::{Command, DeclaredArgs};
+use crate::console::Console;
+use crate::extjson;
+
+/// Runs one parsed command.
+///
+/// # Errors
+/// Anything that means the command could not do its job (exit 2).
+pub fn run(
+    command: &Command,
+    linked: Option<&[CollectionSpec]>,
+    console: &mut Console,
+) -> anyhow::Result<Outcome> {
+    // Mask the connection string's secrets in everything written from here on.
+    if let Some(uri) = connection_string(command) {
+        console.protect_uri(uri);
+    }
+    match command {
+        Command::Generate(args) => generate::run(args, linked, console),
+        Command::Snapshot(args) => snapshot::run(args, console),
+    }
+}
+
+fn connection_string(command: &Command) -> Option<&str> {
+    match command {
+        Command::Snapshot(args) => args.connect.uri.as_deref(),
+        Command::Generate(_) => None,
+    }
+}
+
+/// The declared collections: from `--manifest` when given, else those linked into the binary,
+/// sorted by name.
+///
+/// # Errors
+/// Neither is available, or the manifest cannot be read (with the path of the offending value).
+pub fn declared(
+    args: &DeclaredArgs,
+    linked: Option<&[CollectionSpec]>,
+) -> anyhow::Result<Vec<CollectionSpec>> {
+    let mut specs = match (&args.manifest, linked) {
+        (Some(path), _) => read_manifest(path)?,
+        (None, Some(linked)) => linked.to_vec(),
+        (None, None) => bail!(
+            "no declared collections: pass --manifest FILE (the JSON `mongo-schema generate` \
+             prints), or link your collections with mongo_schema_cli::main_with"
+        ),
+    };
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(specs)
+}
+
+/// Reads a manifest file: `{"collections": [{name, options, indexes, shardKey}, ...]}`.
+///
+/// # Errors
+/// The file cannot be read, is not Extended JSON (line and column), or an entry is malformed
+/// (its path).
+pub fn read_manifest(path: &Path) -> anyhow::Result<Vec<CollectionSpec>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read manifest file {}", path.display()))?;
+    parse_manifest(&text).with_context(|| format!("bad manifest file {}", path.display()))
+}
+
+/// Parses the text of a manifest; see [`read_manifest`].
+///
+/// # Errors
+/// Not Extended JSON (line and column), or an entry is malformed (its path).
+pub fn parse_manifest(text: &str) -> anyhow::Result<Vec<CollectionSpec>> {
+    let value = extjson::parse(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let Bson::Document(top) = value else {
+        bail!("at $: expected an object with \"collections\"");
+    };
+    if let Some(key) = top.keys().find(|k| k.as_str() != "collections") {
+        bail!("at $.{key}: unknown field; expected only \"collections\"");
+    }
+    let Some(Bson::Array(entries)) = top.get("collections") else {
+        bail!("at $.collections: expected an array of collections");
+    };
+    let mut specs = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let Bson::Document(entry) = entry else {
+            bail!("at $.collections[{i}]: expected an object");
+        };
+        let spec = CollectionSpec::from_manifest_document(entry)
+            .map_err(|e| anyhow::anyhow!("at $.collections[{i}].{e}"))?;
+        if specs.iter().any(|s: &CollectionSpec| s.name == spec.name) {
+            bail!(
+                "at $.collections[{i}].name: collection {:?} declared twice",
+                spec.name
+            );
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+/// Writes `text` to `path`, or to stdout when there is none.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_output(path: Option<&Path>, text: &str, console: &mut Console) -> anyhow::Result<()> {
+    match path {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            console.out(text);
+            Ok(())
+        }
+    }
+}

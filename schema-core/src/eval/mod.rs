@@ -1,1 +1,294 @@
-//! The local evaluator: compiles a `$jsonSchema` once and checks raw BSON documents with the server's verdicts and explanations.
+//! The local evaluator: compiles a `$jsonSchema` once and checks raw BSON documents with the
+//! server's verdicts and explanations.
+//!
+//! ```
+//! use mongo_schema::eval::Validator;
+//!
+//! let validator = Validator::from_document(&bson::doc! {
+//!     "$jsonSchema": {
+//!         "bsonType": "object",
+//!         "required": ["items"],
+//!         "properties": {
+//!             "items": {
+//!                 "bsonType": "array",
+//!                 "items": { "properties": { "qty": { "bsonType": "int", "minimum": 1 } } },
+//!             },
+//!         },
+//!     },
+//! })?;
+//! let good = bson::rawdoc! { "items": [{ "qty": 2 }] };
+//! assert!(validator.is_valid(&good));
+//!
+//! let bad = bson::rawdoc! { "items": [{ "qty": 2 }, { "qty": 0 }] };
+//! let verdict = validator.evaluate(&bad);
+//! assert!(!verdict.is_valid());
+//! assert_eq!(verdict.summaries(), ["items.1.qty: 0 is less than the minimum 1"]);
+//! let details = verdict.details().expect("rejected documents have details");
+//! assert_eq!(details.get_str("operatorName")?, "$jsonSchema");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! How it works: [`Validator::new`] compiles the IR into a tree of nodes (type bitmasks, decoded
+//! bounds, PCRE2 patterns compiled once with JIT, enum members as raw BSON, property names in a
+//! slot table that is hashed for objects naming more than a dozen properties). [`Validator::is_valid`]
+//! walks the document's bytes with a small bounds-checked reader of its own, touching each
+//! element once and allocating nothing for ordinary schemas. Only a rejected document takes the
+//! slow path ([`Validator::evaluate`]), which rebuilds the server's `errInfo.details`.
+//!
+//! Semantics follow the server (see `shared/SERVER-FACTS.md`): keywords that do not apply to a
+//! value's type pass, nothing traverses arrays implicitly, the top level is an object (a root
+//! `type` without `object` never matches), `_id` counts like any field, `enum`/`uniqueItems`
+//! compare documents ignoring field order at every depth (arrays ordered) and numbers by value
+//! across int/long/double/decimal, a missing field is not null, lengths count code points,
+//! `patternProperties` applies to names listed in `properties` too, and `items: []` with
+//! `additionalItems: false` forbids every element. A field that appears twice is checked against
+//! `properties` at its first occurrence, as the server reads it.
+//!
+//! Patterns: see the `pattern` module notes: PCRE2 in UTF mode with no flags, as the server
+//! compiles `$jsonSchema` patterns since 6.1; every pattern PCRE2 accepts is supported.
+//!
+//! Numbers: int/long/double comparisons are exact; decimal128 is decoded from its bits and
+//! compared exactly with ints, longs and other decimals; a double meets a decimal after rounding
+//! to 34 significant digits (as the server does); `multipleOf` computes the decimal remainder
+//! exactly after converting doubles to 15 significant digits (as the server's `numberDecimal()`).
+
+mod check;
+pub(crate) mod compare;
+mod compile;
+mod explain;
+pub(crate) mod number;
+pub(crate) mod pattern;
+mod raw;
+
+use bson::{Document, RawDocument};
+
+pub use compile::CompileError;
+pub use raw::{MAX_DEPTH, MalformedBson};
+
+use crate::schema::JsonSchema;
+use crate::schema::parse::{ParseError, ParsedValidator};
+
+/// A compiled `$jsonSchema`, ready to check any number of documents (cheap to share across
+/// threads: it is `Send + Sync`).
+#[derive(Debug)]
+pub struct Validator {
+    schema: JsonSchema,
+    root: compile::Node,
+    not_evaluated: Document,
+}
+
+/// The outcome of checking one document: valid, or the server's explanation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    details: Option<Document>,
+    summaries: Vec<String>,
+}
+
+impl Verdict {
+    /// Whether the document satisfies the schema.
+    pub fn is_valid(&self) -> bool {
+        self.details.is_none()
+    }
+
+    /// For a rejected document, the server's `errInfo.details`:
+    /// `{operatorName: "$jsonSchema", schemaRulesNotSatisfied: [...]}`.
+    pub fn details(&self) -> Option<&Document> {
+        self.details.as_ref()
+    }
+
+    /// One line per failure, `path: what is wrong` (`items.2.qty: 0 is less than the minimum 1`);
+    /// empty for a valid document.
+    pub fn summaries(&self) -> &[String] {
+        &self.summaries
+    }
+
+    fn valid() -> Verdict {
+        Verdict {
+            details: None,
+            summaries: Vec::new(),
+        }
+    }
+}
+
+impl Validator {
+    /// Compiles a schema.
+    ///
+    /// # Errors
+    /// [`CompileError::Rejected`] when the IR holds something the server rejects (a pattern PCRE2
+    /// cannot compile, with its path).
+    pub fn new(schema: &JsonSchema) -> Result<Validator, CompileError> {
+        Ok(Validator {
+            root: compile::compile(schema, "", true)?,
+            schema: schema.clone(),
+            not_evaluated: Document::new(),
+        })
+    }
+
+    /// Parses and compiles a validator document: `{"$jsonSchema": {...}, ...}` or a bare schema.
+    /// Query operators beside `$jsonSchema` are kept in [`Validator::not_evaluated`]; a
+    /// validator without any schema accepts every document locally (check `not_evaluated`).
+    ///
+    /// # Errors
+    /// The [`ParseError`] the server would give for the schema.
+    pub fn from_document(validator: &Document) -> Result<Validator, ParseError> {
+        let parsed = ParsedValidator::from_document(validator)?;
+        let schema = parsed.schema.unwrap_or_default();
+        let mut v = Validator::new(&schema).map_err(|e| match e {
+            CompileError::Rejected(p) => p,
+        })?;
+        v.not_evaluated = parsed.not_evaluated;
+        Ok(v)
+    }
+
+    /// The schema this validator checks.
+    pub fn schema(&self) -> &JsonSchema {
+        &self.schema
+    }
+
+    /// Validator entries beside `$jsonSchema` that are not evaluated locally (`$expr`, `$or`,
+    /// field equalities...). Empty when the whole validator is evaluated.
+    pub fn not_evaluated(&self) -> &Document {
+        &self.not_evaluated
+    }
+
+    /// Whether the document satisfies the schema: the fast path, no allocation for ordinary
+    /// schemas. A document whose bytes are malformed inside is not valid.
+    pub fn is_valid(&self, doc: &RawDocument) -> bool {
+        self.is_valid_bytes(doc.as_bytes())
+    }
+
+    /// [`Validator::is_valid`] over bytes that hold exactly one document; malformed bytes are
+    /// not valid (use [`Validator::validate_bytes`] to learn where they break).
+    pub fn is_valid_bytes(&self, bytes: &[u8]) -> bool {
+        check::check(&self.root, raw::ty::DOCUMENT, bytes).unwrap_or(false)
+    }
+
+    /// Checks a document and explains a rejection in the server's `errInfo.details` shape.
+    pub fn evaluate(&self, doc: &RawDocument) -> Verdict {
+        match self.explain(doc.as_bytes()) {
+            Ok(v) => v,
+            Err(e) => Verdict {
+                details: Some(bson::doc! {
+                    "operatorName": "$jsonSchema",
+                    "reason": "malformed BSON",
+                    "offset": e.offset as i64,
+                    "detail": e.reason.clone(),
+                }),
+                summaries: vec![e.to_string()],
+            },
+        }
+    }
+
+    /// Checks bytes that may be malformed: each must be exactly one document.
+    ///
+    /// # Errors
+    /// [`MalformedBson`] with the byte offset where the input stops being BSON: lengths that
+    /// lie, truncation, unknown types, invalid UTF-8, nesting deeper than [`MAX_DEPTH`].
+    pub fn validate_bytes(&self, bytes: &[u8]) -> Result<Verdict, MalformedBson> {
+        raw::check_structure(bytes)?;
+        if self.is_valid_bytes(bytes) {
+            return Ok(Verdict::valid());
+        }
+        self.explain(bytes)
+    }
+
+    fn explain(&self, bytes: &[u8]) -> Result<Verdict, MalformedBson> {
+        let malformed = || {
+            raw::check_structure(bytes).err().unwrap_or(MalformedBson {
+                offset: 0,
+                reason: "malformed BSON".to_string(),
+            })
+        };
+        match check::check(&self.root, raw::ty::DOCUMENT, bytes) {
+            Ok(true) => return Ok(Verdict::valid()),
+            Ok(false) => {}
+            Err(raw::Bad) => return Err(malformed()),
+        }
+        let mut explainer = explain::Explainer {
+            failures: Vec::new(),
+        };
+        let rules = explainer
+            .rules(&self.schema, &self.root, raw::ty::DOCUMENT, bytes, "")
+            .map_err(|_| malformed())?;
+        let summaries = explainer
+            .failures
+            .into_iter()
+            .map(|f| format!("{}: {}", f.path, f.message))
+            .collect();
+        Ok(Verdict {
+            details: Some(bson::doc! {
+                "operatorName": "$jsonSchema",
+                "schemaRulesNotSatisfied": rules,
+            }),
+            summaries,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::{doc, rawdoc};
+
+    fn v(schema: Document) -> Validator {
+        Validator::from_document(&schema).unwrap()
+    }
+
+    #[test]
+    fn keywords_that_do_not_apply_to_a_type_pass() {
+        let val = v(doc! { "properties": { "a": { "minimum": 5, "minLength": 3 } } });
+        assert!(val.is_valid(&rawdoc! { "a": "long enough" }));
+        assert!(val.is_valid(&rawdoc! { "a": 7 }));
+        assert!(!val.is_valid(&rawdoc! { "a": 4 }));
+        assert!(!val.is_valid(&rawdoc! { "a": "ab" }));
+    }
+
+    #[test]
+    fn root_type_without_object_never_matches() {
+        let val = v(doc! { "bsonType": "string" });
+        assert!(!val.is_valid(&rawdoc! {}));
+    }
+
+    #[test]
+    fn missing_is_not_null() {
+        let val = v(doc! { "properties": { "a": { "enum": [null] } }, "required": ["a"] });
+        assert!(!val.is_valid(&rawdoc! {}));
+        assert!(val.is_valid(&rawdoc! { "a": null }));
+        assert!(!val.is_valid(&rawdoc! { "a": bson::RawBson::Undefined }));
+    }
+
+    #[test]
+    fn explains_in_the_servers_shape() {
+        let val = v(doc! {
+            "required": ["name", "gpa"],
+            "properties": { "gpa": { "bsonType": "double" } },
+        });
+        let verdict = val.evaluate(&rawdoc! { "gpa": 3 });
+        assert_eq!(
+            verdict.details().unwrap(),
+            &doc! {
+                "operatorName": "$jsonSchema",
+                "schemaRulesNotSatisfied": [
+                    { "operatorName": "properties", "propertiesNotSatisfied": [
+                        { "propertyName": "gpa", "details": [ {
+                            "operatorName": "bsonType",
+                            "specifiedAs": { "bsonType": "double" },
+                            "reason": "type did not match",
+                            "consideredValue": 3,
+                            "consideredType": "int",
+                        } ] }
+                    ] },
+                    { "operatorName": "required", "specifiedAs": { "required": ["name", "gpa"] },
+                      "missingProperties": ["name"] },
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_bytes_report_their_offset() {
+        let val = v(doc! {});
+        let e = val.validate_bytes(&[5, 0, 0]).unwrap_err();
+        assert_eq!(e.offset, 0);
+    }
+}

@@ -1,0 +1,341 @@
+//! The fast path: does a raw value satisfy a compiled node? No allocation for ordinary schemas
+//! (objects naming at most 256 properties); `uniqueItems` compares pairs in place.
+
+use std::cmp::Ordering;
+
+use super::compare::{equal, first_elem};
+use super::compile::{
+    ArrRules, Dep, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
+};
+use super::number::{Num, cmp_num, is_multiple};
+use super::pattern::is_match;
+use super::raw::{Bad, Iter, num_of, str_bytes, ty};
+
+/// Which named properties a document has: a bitset on the stack for up to 256 names.
+pub(crate) struct Seen {
+    small: [u64; 4],
+    large: Vec<u64>,
+}
+
+impl Seen {
+    #[inline]
+    pub(crate) fn new(n: usize) -> Seen {
+        Seen {
+            small: [0; 4],
+            large: if n > 256 {
+                vec![0; n.div_ceil(64)]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+    /// Marks `i`, returning whether it was already marked.
+    #[inline]
+    pub(crate) fn insert(&mut self, i: usize) -> bool {
+        let words = if self.large.is_empty() {
+            &mut self.small[..]
+        } else {
+            &mut self.large[..]
+        };
+        let (w, b) = (i / 64, 1u64 << (i % 64));
+        let was = words[w] & b != 0;
+        words[w] |= b;
+        was
+    }
+    #[inline]
+    pub(crate) fn contains(&self, i: usize) -> bool {
+        let words = if self.large.is_empty() {
+            &self.small[..]
+        } else {
+            &self.large[..]
+        };
+        words[i / 64] & (1u64 << (i % 64)) != 0
+    }
+}
+
+/// Code points in a UTF-8 string: bytes that are not continuation bytes (the server's count).
+#[inline]
+pub(crate) fn code_points(s: &[u8]) -> u64 {
+    s.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
+}
+
+/// A bound check with the server's NaN rule: NaN satisfies a bound only when both are NaN and
+/// the bound is inclusive.
+#[inline]
+pub(crate) fn within(value: Num, bound: Num, exclusive: bool, is_min: bool) -> bool {
+    if value.is_nan() || bound.is_nan() {
+        return value.is_nan() && bound.is_nan() && !exclusive;
+    }
+    let ord = cmp_num(value, bound);
+    match (is_min, exclusive) {
+        (true, false) => ord != Ordering::Less,
+        (true, true) => ord == Ordering::Greater,
+        (false, false) => ord != Ordering::Greater,
+        (false, true) => ord == Ordering::Less,
+    }
+}
+
+#[inline]
+pub(crate) fn num_ok(r: &NumRules, v: Num) -> bool {
+    if let Some((b, excl)) = r.minimum
+        && !within(v, b, excl, true)
+    {
+        return false;
+    }
+    if let Some((b, excl)) = r.maximum
+        && !within(v, b, excl, false)
+    {
+        return false;
+    }
+    if let Some(d) = r.multiple_of {
+        // Whole numbers against a whole divisor: no decimal conversion needed.
+        if let (
+            Num::Int(x),
+            super::number::Dec::Finite {
+                neg: _,
+                coeff,
+                exp: 0,
+            },
+        ) = (v, d)
+            && coeff != 0
+        {
+            return u128::from(x.unsigned_abs()) % coeff == 0;
+        }
+        return is_multiple(v.to_dec15(), d);
+    }
+    true
+}
+
+#[inline]
+pub(crate) fn str_ok(r: &StrRules, value: &[u8]) -> bool {
+    let s = str_bytes(value);
+    if r.min_length.is_some() || r.max_length.is_some() {
+        // Byte length bounds the code-point count from above; count only when needed.
+        let n = code_points(s);
+        if r.min_length.is_some_and(|m| n < m) || r.max_length.is_some_and(|m| n > m) {
+            return false;
+        }
+    }
+    match &r.pattern {
+        Some(p) => is_match(p, s),
+        None => true,
+    }
+}
+
+/// Whether `enum` holds a value equal to this one.
+#[inline]
+pub(crate) fn in_enum(members: &[Vec<u8>], t: u8, v: &[u8]) -> Result<bool, Bad> {
+    for m in members {
+        let e = first_elem(m)?;
+        if equal(e.ty, e.value, t, v)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether a value of type `t` with bytes `v` satisfies `n`.
+pub(crate) fn check(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
+    if let Some(mask) = n.types
+        && mask & type_bit(t) == 0
+    {
+        return Ok(false);
+    }
+    if n.encrypt && !(t == ty::BINARY && v.get(4) == Some(&6)) {
+        return Ok(false);
+    }
+    if let Some(e) = &n.enumeration
+        && !in_enum(&e.members, t, v)?
+    {
+        return Ok(false);
+    }
+    match t {
+        ty::INT32 | ty::INT64 | ty::DOUBLE | ty::DECIMAL => {
+            if let Some(r) = &n.num
+                && !num_ok(r, num_of(t, v).expect("numeric type"))
+            {
+                return Ok(false);
+            }
+        }
+        ty::STRING => {
+            if let Some(r) = &n.string
+                && !str_ok(r, v)
+            {
+                return Ok(false);
+            }
+        }
+        ty::ARRAY => {
+            if let Some(r) = &n.array
+                && !array_ok(r, v)?
+            {
+                return Ok(false);
+            }
+        }
+        ty::DOCUMENT => {
+            if let Some(r) = &n.object
+                && !object_ok(r, v)?
+            {
+                return Ok(false);
+            }
+        }
+        _ => {}
+    }
+    for x in &n.all_of {
+        if !check(x, t, v)? {
+            return Ok(false);
+        }
+    }
+    if !n.any_of.is_empty() {
+        let mut any = false;
+        for x in &n.any_of {
+            if check(x, t, v)? {
+                any = true;
+                break;
+            }
+        }
+        if !any {
+            return Ok(false);
+        }
+    }
+    if !n.one_of.is_empty() {
+        let mut matched = 0;
+        for x in &n.one_of {
+            if check(x, t, v)? {
+                matched += 1;
+                if matched > 1 {
+                    return Ok(false);
+                }
+            }
+        }
+        if matched != 1 {
+            return Ok(false);
+        }
+    }
+    if let Some(x) = &n.not
+        && check(x, t, v)?
+    {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+fn array_ok(r: &ArrRules, v: &[u8]) -> Result<bool, Bad> {
+    let mut it = Iter::new(v)?;
+    let mut i = 0usize;
+    while let Some(e) = it.next_elem()? {
+        let ok = match &r.items {
+            ItemsRule::None => true,
+            ItemsRule::Single(x) => check(x, e.ty, e.value)?,
+            ItemsRule::Positional(list) => match list.get(i) {
+                Some(x) => check(x, e.ty, e.value)?,
+                None => match &r.additional {
+                    None => true,
+                    Some(Extra::Forbidden) => false,
+                    Some(Extra::Schema(x)) => check(x, e.ty, e.value)?,
+                },
+            },
+        };
+        if !ok {
+            return Ok(false);
+        }
+        i += 1;
+    }
+    let n = i as u64;
+    if r.min_items.is_some_and(|m| n < m) || r.max_items.is_some_and(|m| n > m) {
+        return Ok(false);
+    }
+    if r.unique && first_duplicate(v)?.is_some() {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
+/// Indexes `(i, j)` of the first pair of equal elements.
+pub(crate) fn first_duplicate(v: &[u8]) -> Result<Option<(usize, usize)>, Bad> {
+    let mut outer = Iter::new(v)?;
+    let mut i = 0;
+    while let Some(a) = outer.next_elem()? {
+        let mut inner = outer.clone();
+        let mut j = i + 1;
+        while let Some(b) = inner.next_elem()? {
+            if equal(a.ty, a.value, b.ty, b.value)? {
+                return Ok(Some((i, j)));
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    Ok(None)
+}
+
+fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
+    let mut seen = Seen::new(r.names.len());
+    let mut count = 0u64;
+    let mut it = Iter::new(v)?;
+    while let Some(e) = it.next_elem()? {
+        count += 1;
+        let slot = if r.names.is_empty() {
+            None
+        } else {
+            r.lookup.find(e.name)
+        };
+        let mut named = false;
+        if let Some(s) = slot {
+            let again = seen.insert(s);
+            if let Some(x) = r.properties.get(s) {
+                named = true;
+                // The server reads a duplicated field's first occurrence only.
+                if !again && !check(x, e.ty, e.value)? {
+                    return Ok(false);
+                }
+            }
+        }
+        if r.checks_every_field {
+            let mut matched = false;
+            for (p, x) in &r.patterns {
+                if is_match(p, e.name) {
+                    matched = true;
+                    if !check(x, e.ty, e.value)? {
+                        return Ok(false);
+                    }
+                }
+            }
+            if !named && !matched {
+                let ok = match &r.additional {
+                    None => true,
+                    Some(Extra::Forbidden) => false,
+                    Some(Extra::Schema(x)) => check(x, e.ty, e.value)?,
+                };
+                if !ok {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    if r.min_properties.is_some_and(|m| count < m) || r.max_properties.is_some_and(|m| count > m) {
+        return Ok(false);
+    }
+    for &s in &r.required {
+        if !seen.contains(s) {
+            return Ok(false);
+        }
+    }
+    for (trigger, dep) in &r.dependencies {
+        if !seen.contains(*trigger) {
+            continue;
+        }
+        match dep {
+            Dep::Properties(list) => {
+                if list.iter().any(|&s| !seen.contains(s)) {
+                    return Ok(false);
+                }
+            }
+            Dep::Schema(x) => {
+                if !check(x, ty::DOCUMENT, v)? {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}

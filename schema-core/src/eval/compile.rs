@@ -1,0 +1,405 @@
+//! IR -> compiled form: one [`Node`] per schema node, with type bitmasks, decoded bounds,
+//! precompiled patterns, enum members as raw BSON, and property names in a slot table (hashed
+//! when an object names many properties), so evaluation never rebuilds anything per document.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::compare::to_raw_value;
+use super::number::{Dec, Num};
+use super::pattern::{self, Pattern};
+use super::raw::ty;
+use crate::schema::{Additional, BsonType, Dependency, Items, JsonSchema, parse::ParseError};
+
+/// The type bit of an element type byte (MinKey and MaxKey get bits 20 and 21).
+#[inline]
+pub(crate) fn type_bit(t: u8) -> u32 {
+    match t {
+        ty::MIN_KEY => 1 << 20,
+        ty::MAX_KEY => 1 << 21,
+        t if t < 20 => 1 << t,
+        _ => 0,
+    }
+}
+
+fn alias_bits(t: BsonType) -> u32 {
+    use BsonType as B;
+    match t {
+        B::Number => {
+            type_bit(ty::INT32) | type_bit(ty::INT64) | type_bit(ty::DOUBLE) | type_bit(ty::DECIMAL)
+        }
+        B::Double => type_bit(ty::DOUBLE),
+        B::String => type_bit(ty::STRING),
+        B::Object => type_bit(ty::DOCUMENT),
+        B::Array => type_bit(ty::ARRAY),
+        B::BinData => type_bit(ty::BINARY),
+        B::Undefined => type_bit(ty::UNDEFINED),
+        B::ObjectId => type_bit(ty::OBJECT_ID),
+        B::Bool => type_bit(ty::BOOL),
+        B::Date => type_bit(ty::DATE),
+        B::Null => type_bit(ty::NULL),
+        B::Regex => type_bit(ty::REGEX),
+        B::DbPointer => type_bit(ty::DB_POINTER),
+        B::JavaScript => type_bit(ty::CODE),
+        B::Symbol => type_bit(ty::SYMBOL),
+        B::JavaScriptWithScope => type_bit(ty::CODE_WITH_SCOPE),
+        B::Int => type_bit(ty::INT32),
+        B::Timestamp => type_bit(ty::TIMESTAMP),
+        B::Long => type_bit(ty::INT64),
+        B::Decimal => type_bit(ty::DECIMAL),
+        B::MinKey => type_bit(ty::MIN_KEY),
+        B::MaxKey => type_bit(ty::MAX_KEY),
+    }
+}
+
+/// Why a schema could not be compiled.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// The schema is one the server rejects (an IR built by hand can hold anything).
+    #[error(transparent)]
+    Rejected(#[from] ParseError),
+}
+
+/// `enum` members as raw BSON values.
+#[derive(Debug)]
+pub(crate) struct EnumSet {
+    /// Each member as a `{"": value}` document.
+    pub members: Vec<Vec<u8>>,
+}
+
+/// Number keywords.
+#[derive(Debug)]
+pub(crate) struct NumRules {
+    pub minimum: Option<(Num, bool)>,
+    pub maximum: Option<(Num, bool)>,
+    pub multiple_of: Option<Dec>,
+}
+
+/// String keywords.
+#[derive(Debug)]
+pub(crate) struct StrRules {
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<Pattern>,
+}
+
+/// `additionalItems` / `additionalProperties` when they constrain anything.
+#[derive(Debug)]
+pub(crate) enum Extra {
+    Forbidden,
+    Schema(Box<Node>),
+}
+
+/// `items`.
+#[derive(Debug)]
+pub(crate) enum ItemsRule {
+    None,
+    Single(Box<Node>),
+    Positional(Vec<Node>),
+}
+
+/// Array keywords.
+#[derive(Debug)]
+pub(crate) struct ArrRules {
+    pub items: ItemsRule,
+    /// Only set beside positional `items`, as the server ignores it otherwise.
+    pub additional: Option<Extra>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub unique: bool,
+}
+
+/// A fast non-cryptographic hasher for property names (FxHash's mixing step).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Property name -> slot. Few names are compared directly; many are hashed.
+#[derive(Debug)]
+pub(crate) enum Lookup {
+    Linear(Vec<Box<[u8]>>),
+    Hashed(HashMap<Box<[u8]>, u32, BuildHasherDefault<NameHasher>>),
+}
+
+/// Objects naming more properties than this use a hash map.
+const LINEAR_MAX: usize = 12;
+
+impl Lookup {
+    #[inline]
+    pub(crate) fn find(&self, name: &[u8]) -> Option<usize> {
+        match self {
+            Lookup::Linear(names) => names.iter().position(|n| **n == *name),
+            Lookup::Hashed(map) => map.get(name).map(|&i| i as usize),
+        }
+    }
+}
+
+/// A dependency, by slot.
+#[derive(Debug)]
+pub(crate) enum Dep {
+    Properties(Vec<usize>),
+    Schema(Box<Node>),
+}
+
+/// Object keywords.
+#[derive(Debug)]
+pub(crate) struct ObjRules {
+    /// Every name the rules mention, by slot: `properties` first (in order), then names only in
+    /// `required` or `dependencies`.
+    pub names: Vec<String>,
+    pub lookup: Lookup,
+    /// Schema of each slot from `properties` (slots `0..properties.len()`).
+    pub properties: Vec<Node>,
+    pub required: Vec<usize>,
+    pub patterns: Vec<(Pattern, Node)>,
+    pub additional: Option<Extra>,
+    pub min_properties: Option<u64>,
+    pub max_properties: Option<u64>,
+    pub dependencies: Vec<(usize, Dep)>,
+    /// Whether any keyword needs each field's name checked (patterns or additional).
+    pub checks_every_field: bool,
+}
+
+/// One compiled schema node.
+#[derive(Debug, Default)]
+pub(crate) struct Node {
+    /// Allowed type bits; `None` when `type`/`bsonType` is absent.
+    pub types: Option<u32>,
+    pub encrypt: bool,
+    pub enumeration: Option<EnumSet>,
+    pub num: Option<NumRules>,
+    pub string: Option<StrRules>,
+    pub array: Option<Box<ArrRules>>,
+    pub object: Option<Box<ObjRules>>,
+    pub all_of: Vec<Node>,
+    pub any_of: Vec<Node>,
+    pub one_of: Vec<Node>,
+    pub not: Option<Box<Node>>,
+}
+
+fn pattern_at(p: &str, path: &str) -> Result<Pattern, CompileError> {
+    crate::schema::parse::check_pattern(p, path)?;
+    pattern::compile(p).map_err(|reason| {
+        CompileError::Rejected(ParseError::InvalidPattern {
+            path: path.to_string(),
+            pattern: p.to_string(),
+            reason,
+        })
+    })
+}
+
+fn join(path: &str, part: &str) -> String {
+    if path.is_empty() {
+        part.to_string()
+    } else {
+        format!("{path}.{part}")
+    }
+}
+
+fn extra(a: &Additional, path: &str) -> Result<Option<Extra>, CompileError> {
+    Ok(match a {
+        Additional::Allowed(true) => None,
+        Additional::Allowed(false) => Some(Extra::Forbidden),
+        Additional::Schema(s) => Some(Extra::Schema(Box::new(compile(s, path, false)?))),
+    })
+}
+
+/// Compiles one node. `root` marks the top-level document's context (carried through
+/// `allOf`/`anyOf`/`oneOf`/`not`/schema dependencies): there the server never compiles string,
+/// number or array keywords, since a stored document is always an object.
+pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, CompileError> {
+    let mut n = Node {
+        types: s
+            .allowed_types()
+            .map(|ts| ts.into_iter().fold(0, |m, t| m | alias_bits(t))),
+        encrypt: s.encrypt.is_some(),
+        ..Node::default()
+    };
+    if let Some(values) = &s.enumeration {
+        n.enumeration = Some(EnumSet {
+            members: values.iter().map(to_raw_value).collect(),
+        });
+    }
+    if !root {
+        if s.minimum.is_some() || s.maximum.is_some() || s.multiple_of.is_some() {
+            n.num = Some(NumRules {
+                minimum: s
+                    .minimum
+                    .map(|m| (Num::from_ir(m), s.exclusive_minimum.unwrap_or(false))),
+                maximum: s
+                    .maximum
+                    .map(|m| (Num::from_ir(m), s.exclusive_maximum.unwrap_or(false))),
+                multiple_of: s.multiple_of.map(|m| Num::from_ir(m).to_dec15()),
+            });
+        }
+        if s.min_length.is_some() || s.max_length.is_some() || s.pattern.is_some() {
+            n.string = Some(StrRules {
+                min_length: s.min_length,
+                max_length: s.max_length,
+                pattern: match &s.pattern {
+                    Some(p) => Some(pattern_at(p, &join(path, "pattern"))?),
+                    None => None,
+                },
+            });
+        }
+        let positional = matches!(s.items, Some(Items::Positional(_)));
+        if s.items.is_some()
+            || (positional && s.additional_items.is_some())
+            || s.min_items.is_some()
+            || s.max_items.is_some()
+            || s.unique_items == Some(true)
+        {
+            let ipath = join(path, "items");
+            let items = match &s.items {
+                None => ItemsRule::None,
+                Some(Items::Single(x)) => ItemsRule::Single(Box::new(compile(x, &ipath, false)?)),
+                Some(Items::Positional(list)) => ItemsRule::Positional(
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, x)| compile(x, &join(&ipath, &i.to_string()), false))
+                        .collect::<Result<_, _>>()?,
+                ),
+            };
+            let additional = match (&s.additional_items, positional) {
+                (Some(a), true) => extra(a, &join(path, "additionalItems"))?,
+                _ => None,
+            };
+            n.array = Some(Box::new(ArrRules {
+                items,
+                additional,
+                min_items: s.min_items,
+                max_items: s.max_items,
+                unique: s.unique_items == Some(true),
+            }));
+        }
+    }
+    if has_object_rules(s) {
+        n.object = Some(Box::new(compile_object(s, path, root)?));
+    }
+    let list = |v: &Option<Vec<JsonSchema>>, kw: &str| -> Result<Vec<Node>, CompileError> {
+        match v {
+            None => Ok(Vec::new()),
+            Some(v) => v
+                .iter()
+                .enumerate()
+                .map(|(i, x)| compile(x, &join(&join(path, kw), &i.to_string()), root))
+                .collect(),
+        }
+    };
+    n.all_of = list(&s.all_of, "allOf")?;
+    n.any_of = list(&s.any_of, "anyOf")?;
+    n.one_of = list(&s.one_of, "oneOf")?;
+    if let Some(x) = &s.not {
+        n.not = Some(Box::new(compile(x, &join(path, "not"), root)?));
+    }
+    Ok(n)
+}
+
+fn has_object_rules(s: &JsonSchema) -> bool {
+    !s.properties.is_empty()
+        || !s.pattern_properties.is_empty()
+        || matches!(
+            s.additional_properties,
+            Some(Additional::Allowed(false) | Additional::Schema(_))
+        )
+        || s.required.is_some()
+        || s.min_properties.is_some()
+        || s.max_properties.is_some()
+        || !s.dependencies.is_empty()
+}
+
+fn slot(names: &mut Vec<String>, name: &str) -> usize {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i,
+        None => {
+            names.push(name.to_string());
+            names.len() - 1
+        }
+    }
+}
+
+fn compile_object(s: &JsonSchema, path: &str, root: bool) -> Result<ObjRules, CompileError> {
+    let mut names: Vec<String> = s.properties.keys().cloned().collect();
+    let ppath = join(path, "properties");
+    let properties = s
+        .properties
+        .iter()
+        .map(|(name, x)| compile(x, &join(&ppath, name), false))
+        .collect::<Result<Vec<_>, _>>()?;
+    let required = s
+        .required
+        .iter()
+        .flatten()
+        .map(|r| slot(&mut names, r))
+        .collect();
+    let dpath = join(path, "dependencies");
+    let mut dependencies = Vec::with_capacity(s.dependencies.len());
+    for (name, dep) in &s.dependencies {
+        let trigger = slot(&mut names, name);
+        let d = match dep {
+            Dependency::Properties(list) => {
+                Dep::Properties(list.iter().map(|p| slot(&mut names, p)).collect())
+            }
+            Dependency::Schema(x) => Dep::Schema(Box::new(compile(x, &join(&dpath, name), root)?)),
+        };
+        dependencies.push((trigger, d));
+    }
+    let patpath = join(path, "patternProperties");
+    let patterns = s
+        .pattern_properties
+        .iter()
+        .map(|(p, x)| {
+            let sub = join(&patpath, p);
+            Ok((pattern_at(p, &sub)?, compile(x, &sub, false)?))
+        })
+        .collect::<Result<Vec<_>, CompileError>>()?;
+    let additional = match &s.additional_properties {
+        Some(a) => extra(a, &join(path, "additionalProperties"))?,
+        None => None,
+    };
+    let lookup = if names.len() <= LINEAR_MAX {
+        Lookup::Linear(names.iter().map(|n| n.as_bytes().into()).collect())
+    } else {
+        Lookup::Hashed(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_bytes().into(), i as u32))
+                .collect(),
+        )
+    };
+    Ok(ObjRules {
+        checks_every_field: !patterns.is_empty() || additional.is_some(),
+        names,
+        lookup,
+        properties,
+        required,
+        patterns,
+        additional,
+        min_properties: s.min_properties,
+        max_properties: s.max_properties,
+        dependencies,
+    })
+}

@@ -1,0 +1,368 @@
+//! A minimal bounds-checked BSON reader over `&[u8]`: the evaluator's hot loop.
+//!
+//! It reads each element's type, name and value slice without decoding anything it does not
+//! need, and never allocates. Malformed input yields [`Bad`]; [`check_structure`] reports the
+//! byte offset and reason for `validate_bytes`.
+
+/// The input is not well-formed BSON (the fast path carries no detail).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bad;
+
+/// BSON element type bytes.
+pub(crate) mod ty {
+    pub const DOUBLE: u8 = 0x01;
+    pub const STRING: u8 = 0x02;
+    pub const DOCUMENT: u8 = 0x03;
+    pub const ARRAY: u8 = 0x04;
+    pub const BINARY: u8 = 0x05;
+    pub const UNDEFINED: u8 = 0x06;
+    pub const OBJECT_ID: u8 = 0x07;
+    pub const BOOL: u8 = 0x08;
+    pub const DATE: u8 = 0x09;
+    pub const NULL: u8 = 0x0A;
+    pub const REGEX: u8 = 0x0B;
+    pub const DB_POINTER: u8 = 0x0C;
+    pub const CODE: u8 = 0x0D;
+    pub const SYMBOL: u8 = 0x0E;
+    pub const CODE_WITH_SCOPE: u8 = 0x0F;
+    pub const INT32: u8 = 0x10;
+    pub const TIMESTAMP: u8 = 0x11;
+    pub const INT64: u8 = 0x12;
+    pub const DECIMAL: u8 = 0x13;
+    pub const MIN_KEY: u8 = 0xFF;
+    pub const MAX_KEY: u8 = 0x7F;
+}
+
+#[inline]
+fn read_i32(b: &[u8], at: usize) -> Result<i32, Bad> {
+    match b.get(at..at + 4) {
+        Some(s) => Ok(i32::from_le_bytes([s[0], s[1], s[2], s[3]])),
+        None => Err(Bad),
+    }
+}
+
+/// Length of a BSON string value (int32 length, bytes, NUL) starting at `at`, checked.
+#[inline]
+fn string_len(b: &[u8], at: usize) -> Result<usize, Bad> {
+    let n = read_i32(b, at)?;
+    if n < 1 {
+        return Err(Bad);
+    }
+    let end = at + 4 + n as usize;
+    match b.get(end - 1) {
+        Some(0) => Ok(4 + n as usize),
+        _ => Err(Bad),
+    }
+}
+
+#[inline]
+fn cstring_len(b: &[u8], at: usize) -> Result<usize, Bad> {
+    match b.get(at..) {
+        Some(rest) => match rest.iter().position(|&c| c == 0) {
+            Some(p) => Ok(p + 1),
+            None => Err(Bad),
+        },
+        None => Err(Bad),
+    }
+}
+
+/// Size of the value of type `t` starting at `at` in `b`.
+#[inline]
+pub(crate) fn value_len(t: u8, b: &[u8], at: usize) -> Result<usize, Bad> {
+    let n = match t {
+        ty::DOUBLE | ty::DATE | ty::INT64 | ty::TIMESTAMP => 8,
+        ty::INT32 => 4,
+        ty::STRING | ty::CODE | ty::SYMBOL => string_len(b, at)?,
+        ty::DOCUMENT | ty::ARRAY => {
+            let n = read_i32(b, at)?;
+            if n < 5 {
+                return Err(Bad);
+            }
+            n as usize
+        }
+        ty::BINARY => {
+            let n = read_i32(b, at)?;
+            if n < 0 {
+                return Err(Bad);
+            }
+            5 + n as usize
+        }
+        ty::UNDEFINED | ty::NULL | ty::MIN_KEY | ty::MAX_KEY => 0,
+        ty::OBJECT_ID => 12,
+        ty::BOOL => 1,
+        ty::DECIMAL => 16,
+        ty::REGEX => {
+            let a = cstring_len(b, at)?;
+            a + cstring_len(b, at + a)?
+        }
+        ty::DB_POINTER => string_len(b, at)? + 12,
+        ty::CODE_WITH_SCOPE => {
+            let n = read_i32(b, at)?;
+            if n < 14 {
+                return Err(Bad);
+            }
+            n as usize
+        }
+        _ => return Err(Bad),
+    };
+    if at + n > b.len() {
+        return Err(Bad);
+    }
+    Ok(n)
+}
+
+/// One element: its type byte, name bytes (no NUL) and value bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Elem<'a> {
+    pub ty: u8,
+    pub name: &'a [u8],
+    pub value: &'a [u8],
+}
+
+/// Iterates the elements of one document or array (`bytes` is exactly the document).
+#[derive(Clone, Debug)]
+pub(crate) struct Iter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iter<'a> {
+    /// Starts iterating a document whose bytes are exactly `bytes`.
+    #[inline]
+    pub(crate) fn new(bytes: &'a [u8]) -> Result<Iter<'a>, Bad> {
+        let n = read_i32(bytes, 0)?;
+        if n < 5 || n as usize != bytes.len() || bytes[bytes.len() - 1] != 0 {
+            return Err(Bad);
+        }
+        Ok(Iter { bytes, pos: 4 })
+    }
+
+    /// The next element, `Ok(None)` at the end.
+    #[inline]
+    pub(crate) fn next_elem(&mut self) -> Result<Option<Elem<'a>>, Bad> {
+        let b = self.bytes;
+        let end = b.len() - 1;
+        if self.pos >= end {
+            return Ok(None);
+        }
+        let t = b[self.pos];
+        if t == 0 {
+            return Err(Bad);
+        }
+        let name_start = self.pos + 1;
+        let name_len = match b[name_start..end].iter().position(|&c| c == 0) {
+            Some(p) => p,
+            None => return Err(Bad),
+        };
+        let value_start = name_start + name_len + 1;
+        let n = value_len(t, &b[..end], value_start)?;
+        self.pos = value_start + n;
+        Ok(Some(Elem {
+            ty: t,
+            name: &b[name_start..name_start + name_len],
+            value: &b[value_start..value_start + n],
+        }))
+    }
+}
+
+/// The bytes of a string value (without length and NUL).
+#[inline]
+pub(crate) fn str_bytes(value: &[u8]) -> &[u8] {
+    &value[4..value.len() - 1]
+}
+
+#[inline]
+pub(crate) fn f64_of(value: &[u8]) -> f64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&value[..8]);
+    f64::from_le_bytes(a)
+}
+
+#[inline]
+pub(crate) fn i64_of(value: &[u8]) -> i64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&value[..8]);
+    i64::from_le_bytes(a)
+}
+
+#[inline]
+pub(crate) fn i32_of(value: &[u8]) -> i32 {
+    i32::from_le_bytes([value[0], value[1], value[2], value[3]])
+}
+
+/// The number held by a numeric element, `None` for other types.
+#[inline]
+pub(crate) fn num_of(t: u8, value: &[u8]) -> Option<super::number::Num> {
+    use super::number::{Dec, Num};
+    match t {
+        ty::INT32 => Some(Num::Int(i64::from(i32_of(value)))),
+        ty::INT64 => Some(Num::Int(i64_of(value))),
+        ty::DOUBLE => Some(Num::Double(f64_of(value))),
+        ty::DECIMAL => {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(&value[..16]);
+            Some(Num::Dec(Dec::from_bytes(a)))
+        }
+        _ => None,
+    }
+}
+
+/// Where and why bytes are not a well-formed BSON document.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("malformed BSON at byte {offset}: {reason}")]
+pub struct MalformedBson {
+    /// Byte offset of the problem from the start of the input.
+    pub offset: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// How deep documents may nest, as the server allows for stored documents.
+pub const MAX_DEPTH: usize = 100;
+
+fn malformed(offset: usize, reason: impl Into<String>) -> MalformedBson {
+    MalformedBson {
+        offset,
+        reason: reason.into(),
+    }
+}
+
+/// Checks that `bytes` is exactly one well-formed document: lengths, terminators, known types,
+/// valid UTF-8 in names and strings, booleans 0 or 1, nesting at most [`MAX_DEPTH`].
+pub(crate) fn check_structure(bytes: &[u8]) -> Result<(), MalformedBson> {
+    if bytes.len() < 5 {
+        return Err(malformed(0, "fewer than 5 bytes: not a document"));
+    }
+    let n = read_i32(bytes, 0).map_err(|_| malformed(0, "truncated length"))?;
+    if n < 5 || n as usize != bytes.len() {
+        return Err(malformed(
+            0,
+            format!(
+                "document length {n} does not match the {} bytes given",
+                bytes.len()
+            ),
+        ));
+    }
+    check_doc(bytes, 0, n as usize, 1)
+}
+
+fn check_string(b: &[u8], at: usize, what: &str) -> Result<usize, MalformedBson> {
+    let n = string_len(b, at).map_err(|_| malformed(at, format!("bad {what} length")))?;
+    if std::str::from_utf8(&b[at + 4..at + n - 1]).is_err() {
+        return Err(malformed(at + 4, format!("{what} is not valid UTF-8")));
+    }
+    Ok(n)
+}
+
+fn check_doc(b: &[u8], start: usize, len: usize, depth: usize) -> Result<(), MalformedBson> {
+    if depth > MAX_DEPTH {
+        return Err(malformed(
+            start,
+            format!("nesting deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    let end = start + len - 1;
+    if b[end] != 0 {
+        return Err(malformed(end, "document does not end with a NUL byte"));
+    }
+    let mut pos = start + 4;
+    while pos < end {
+        let t = b[pos];
+        if t == 0 {
+            return Err(malformed(
+                pos,
+                "NUL type byte before the end of the document",
+            ));
+        }
+        let name_start = pos + 1;
+        let Some(name_len) = b[name_start..end].iter().position(|&c| c == 0) else {
+            return Err(malformed(name_start, "unterminated field name"));
+        };
+        if std::str::from_utf8(&b[name_start..name_start + name_len]).is_err() {
+            return Err(malformed(name_start, "field name is not valid UTF-8"));
+        }
+        let at = name_start + name_len + 1;
+        let n = value_len(t, &b[..end], at).map_err(|_| {
+            if matches!(t, 0x01..=0x13 | ty::MIN_KEY | ty::MAX_KEY) {
+                malformed(at, format!("value of type 0x{t:02x} overruns its document"))
+            } else {
+                malformed(pos, format!("unknown element type 0x{t:02x}"))
+            }
+        })?;
+        match t {
+            ty::STRING | ty::CODE | ty::SYMBOL => {
+                check_string(b, at, "string")?;
+            }
+            ty::DB_POINTER => {
+                check_string(b, at, "string")?;
+            }
+            ty::DOCUMENT | ty::ARRAY => check_doc(b, at, n, depth + 1)?,
+            ty::BOOL if b[at] > 1 => {
+                return Err(malformed(at, "boolean is neither 0 nor 1"));
+            }
+            ty::REGEX => {
+                let a = cstring_len(b, at).map_err(|_| malformed(at, "bad regex"))?;
+                if std::str::from_utf8(&b[at..at + n - 1]).is_err() {
+                    return Err(malformed(at, "regex is not valid UTF-8"));
+                }
+                let _ = a;
+            }
+            ty::CODE_WITH_SCOPE => {
+                let s = check_string(b, at + 4, "code")?;
+                let scope_at = at + 4 + s;
+                let scope_len =
+                    read_i32(b, scope_at).map_err(|_| malformed(scope_at, "bad scope length"))?;
+                if scope_len < 5 || scope_at + scope_len as usize != at + n {
+                    return Err(malformed(scope_at, "code-with-scope lengths disagree"));
+                }
+                check_doc(b, scope_at, scope_len as usize, depth + 1)?;
+            }
+            _ => {}
+        }
+        pos = at + n;
+    }
+    if pos != end {
+        return Err(malformed(pos, "last element overruns the document"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_every_element_of_a_document() {
+        let doc = bson::doc! { "a": 1, "b": "x", "c": { "d": [1.5, null] } };
+        let bytes = bson::serialize_to_vec(&doc).unwrap();
+        let mut it = Iter::new(&bytes).unwrap();
+        let mut names = Vec::new();
+        while let Some(e) = it.next_elem().unwrap() {
+            names.push(String::from_utf8(e.name.to_vec()).unwrap());
+        }
+        assert_eq!(names, ["a", "b", "c"]);
+        assert!(check_structure(&bytes).is_ok());
+    }
+
+    #[test]
+    fn a_lying_length_is_reported_with_its_offset() {
+        let doc = bson::doc! { "a": "hello" };
+        let mut bytes = bson::serialize_to_vec(&doc).unwrap();
+        bytes[7] = 200; // string length
+        let e = check_structure(&bytes).unwrap_err();
+        assert_eq!(e.offset, 7);
+        let mut it = Iter::new(&bytes).unwrap();
+        assert_eq!(it.next_elem().unwrap_err(), Bad);
+    }
+
+    #[test]
+    fn nesting_beyond_the_server_limit_is_malformed() {
+        let mut d = bson::doc! {};
+        for _ in 0..MAX_DEPTH {
+            d = bson::doc! { "a": d };
+        }
+        let bytes = bson::serialize_to_vec(&d).unwrap();
+        let e = check_structure(&bytes).unwrap_err();
+        assert!(e.reason.contains("nesting"), "{e}");
+    }
+}

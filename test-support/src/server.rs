@@ -1,0 +1,500 @@
+//! The server itself: a loopback listener, one task per connection, and the test-facing handle
+//! for seeding, inspecting, recording and injecting failures.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bson::{Bson, Document};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+use crate::commands;
+use crate::error::CommandError;
+use crate::failure::Armed;
+use crate::state::{Collection, IndexEntry, State};
+use crate::wire::{self, ReadError, RequestKind};
+use crate::{
+    FailAction, Failure, Quirks, RecordedCommand, SchemaEvaluator, ServerVersion, TestServerOptions,
+};
+
+/// What every connection task shares.
+struct Shared {
+    state: Mutex<State>,
+    next_connection_id: AtomicI64,
+    next_reply_id: AtomicI64,
+}
+
+/// A MongoDB wire-protocol server on 127.0.0.1, holding its catalog in memory.
+///
+/// Dropping it stops the listener and closes every connection.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use mongo_schema_test_support::{TestServer, TestServerOptions};
+/// let server = TestServer::start(TestServerOptions::default()).await;
+/// server.seed_collection("shop", bson::doc! {"name": "orders", "type": "collection", "options": {}});
+/// assert!(server.uri().starts_with("mongodb://127.0.0.1:"));
+/// assert_eq!(server.collection_entry("shop", "orders").unwrap().get_str("name").unwrap(), "orders");
+/// # }
+/// ```
+pub struct TestServer {
+    shared: Arc<Shared>,
+    address: SocketAddr,
+    acceptor: JoinHandle<()>,
+}
+
+impl TestServer {
+    /// Binds 127.0.0.1 on a free port and starts serving on the current tokio runtime.
+    ///
+    /// # Panics
+    /// When no loopback port can be bound (the test cannot run at all).
+    pub async fn start(options: TestServerOptions) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding a loopback port for the test server");
+        let address = listener
+            .local_addr()
+            .expect("a bound listener has a local address");
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::new(options, address.port())),
+            next_connection_id: AtomicI64::new(1),
+            next_reply_id: AtomicI64::new(1),
+        });
+        let acceptor = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
+        Self {
+            shared,
+            address,
+            acceptor,
+        }
+    }
+
+    /// The address the server listens on.
+    #[must_use]
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// A connection string for the driver: `mongodb://127.0.0.1:PORT/?directConnection=true&serverSelectionTimeoutMS=5000`.
+    ///
+    /// `directConnection` makes the driver treat the server as a standalone with no discovery; the
+    /// short selection timeout turns a failing server into an error in seconds, not thirty.
+    #[must_use]
+    pub fn uri(&self) -> String {
+        format!(
+            "mongodb://{}/?directConnection=true&serverSelectionTimeoutMS=5000",
+            self.address
+        )
+    }
+
+    /// Like [`uri`](Self::uri) with a default database in the path:
+    /// `mongodb://127.0.0.1:PORT/DB?directConnection=true&...`.
+    #[must_use]
+    pub fn uri_with_db(&self, db: &str) -> String {
+        format!(
+            "mongodb://{}/{db}?directConnection=true&serverSelectionTimeoutMS=5000",
+            self.address
+        )
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.shared)
+    }
+
+    // ---- configuration ----
+
+    /// Changes the release the server reports (and behaves as) from now on.
+    pub fn set_version(&self, version: ServerVersion) {
+        self.state().version = version;
+    }
+
+    /// Replaces the stored-form quirks.
+    pub fn set_quirks(&self, quirks: Quirks) {
+        self.state().quirks = quirks;
+    }
+
+    /// Plugs in the `$jsonSchema` evaluator.
+    pub fn set_schema_evaluator(&self, evaluator: Arc<dyn SchemaEvaluator>) {
+        self.state().evaluator = Some(evaluator);
+    }
+
+    // ---- seeding and inspection ----
+
+    /// Adds (or replaces) a collection from its raw listCollections entry, verbatim: no defaults
+    /// are filled and no `_id_` index is added. The entry must have a string `name`.
+    ///
+    /// # Panics
+    /// When the entry has no string `name`.
+    pub fn seed_collection(&self, db: &str, entry: Document) {
+        let collection =
+            Collection::from_entry(entry).expect("a listCollections entry needs a string name");
+        self.state().put_collection(db, collection);
+    }
+
+    /// Appends a raw listIndexes entry (verbatim) to a collection seeded or created before.
+    ///
+    /// # Panics
+    /// When the collection does not exist.
+    pub fn seed_index(&self, db: &str, collection: &str, spec: Document) {
+        self.seed_index_entry(db, collection, IndexEntry { spec, build: None });
+    }
+
+    /// Appends an index whose build is in progress: `listIndexes` with `includeIndexBuildInfo: true`
+    /// lists it as `{spec, indexBuildInfo}`.
+    ///
+    /// # Panics
+    /// When the collection does not exist.
+    pub fn seed_index_build(
+        &self,
+        db: &str,
+        collection: &str,
+        spec: Document,
+        index_build_info: Document,
+    ) {
+        self.seed_index_entry(
+            db,
+            collection,
+            IndexEntry {
+                spec,
+                build: Some(index_build_info),
+            },
+        );
+    }
+
+    fn seed_index_entry(&self, db: &str, collection: &str, entry: IndexEntry) {
+        let mut state = self.state();
+        let target = state
+            .collection_mut(db, collection)
+            .unwrap_or_else(|| panic!("seed_index: seed collection {db}.{collection} first"));
+        target.indexes.push(entry);
+    }
+
+    /// Appends documents to a collection verbatim (no `_id` added, no validation).
+    ///
+    /// # Panics
+    /// When the collection does not exist.
+    pub fn seed_documents(
+        &self,
+        db: &str,
+        collection: &str,
+        documents: impl IntoIterator<Item = Document>,
+    ) {
+        let mut state = self.state();
+        let target = state
+            .collection_mut(db, collection)
+            .unwrap_or_else(|| panic!("seed_documents: seed collection {db}.{collection} first"));
+        target.documents.extend(documents);
+    }
+
+    /// Registers a canned `explain` reply: an `explain` whose inner command has every field of
+    /// `command` (compared by value; e.g. `{find: "orders", filter: {status: "PAID"}}`) gets
+    /// `reply`. The first registered match wins; without one the server answers with a COLLSCAN plan.
+    pub fn seed_explain(&self, command: Document, reply: Document) {
+        self.state().explains.push((command, reply));
+    }
+
+    /// Runs a command directly, as if a client sent it on database `db`, without recording it or
+    /// counting it for failures. Returns the reply (`ok: 0` with `code` on error).
+    ///
+    /// This is the way to create collections and indexes exactly as the server would store them.
+    pub fn execute(&self, db: &str, command: Document) -> Document {
+        let mut body = command;
+        body.insert("$db", db);
+        let mut state = self.state();
+        match commands::dispatch(&mut state, &body, 0) {
+            Ok(reply) => reply,
+            Err(error) => error.to_reply(),
+        }
+    }
+
+    /// The listCollections entry of a collection, as stored.
+    #[must_use]
+    pub fn collection_entry(&self, db: &str, collection: &str) -> Option<Document> {
+        self.state()
+            .collection(db, collection)
+            .map(|c| c.entry.clone())
+    }
+
+    /// The names of a database's collections, in listing order.
+    #[must_use]
+    pub fn collection_names(&self, db: &str) -> Vec<String> {
+        self.state()
+            .databases
+            .get(db)
+            .map(|d| d.collections.iter().map(|c| c.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The listIndexes specs of a collection (in-progress builds unwrapped), as stored.
+    #[must_use]
+    pub fn index_specs(&self, db: &str, collection: &str) -> Vec<Document> {
+        self.state()
+            .collection(db, collection)
+            .map(|c| c.indexes.iter().map(|i| i.spec.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The documents of a collection.
+    #[must_use]
+    pub fn documents(&self, db: &str, collection: &str) -> Vec<Document> {
+        self.state()
+            .collection(db, collection)
+            .map(|c| c.documents.clone())
+            .unwrap_or_default()
+    }
+
+    /// How many cursors are open (not exhausted, not killed).
+    #[must_use]
+    pub fn open_cursors(&self) -> usize {
+        self.state().cursors.len()
+    }
+
+    // ---- recording ----
+
+    /// Every command received so far, monitoring included, in arrival order.
+    #[must_use]
+    pub fn commands(&self) -> Vec<RecordedCommand> {
+        self.state().recorded.clone()
+    }
+
+    /// The names of the commands received, monitoring (`hello`, `isMaster`, `endSessions`) left out.
+    #[must_use]
+    pub fn command_names(&self) -> Vec<String> {
+        self.state()
+            .recorded
+            .iter()
+            .filter(|c| !c.is_monitoring())
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
+    /// The received commands named `name`.
+    #[must_use]
+    pub fn commands_named(&self, name: &str) -> Vec<RecordedCommand> {
+        self.state()
+            .recorded
+            .iter()
+            .filter(|c| c.name == name)
+            .cloned()
+            .collect()
+    }
+
+    /// The received commands that write (see [`RecordedCommand::is_write`]).
+    #[must_use]
+    pub fn write_commands(&self) -> Vec<RecordedCommand> {
+        self.state()
+            .recorded
+            .iter()
+            .filter(|c| c.is_write())
+            .cloned()
+            .collect()
+    }
+
+    /// Forgets the commands recorded so far.
+    pub fn clear_commands(&self) {
+        self.state().recorded.clear();
+    }
+
+    // ---- failure injection ----
+
+    /// Arms a failure; several can be armed at once (the first that fires wins).
+    pub fn inject(&self, failure: Failure) {
+        self.state().failures.push(Armed::new(failure));
+    }
+
+    /// Disarms every injected failure.
+    pub fn clear_failures(&self) {
+        self.state().failures.clear();
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.acceptor.abort();
+    }
+}
+
+impl std::fmt::Debug for TestServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestServer")
+            .field("address", &self.address)
+            .finish()
+    }
+}
+
+fn lock(shared: &Shared) -> MutexGuard<'_, State> {
+    // A panic in one handler must not wedge the other tests' view of the state.
+    shared
+        .state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    // Connection tasks live in this set, so aborting the acceptor closes them all.
+    let mut connections = JoinSet::new();
+    loop {
+        while connections.try_join_next().is_some() {}
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let id = shared.next_connection_id.fetch_add(1, Ordering::Relaxed);
+        connections.spawn(serve_connection(stream, Arc::clone(&shared), id));
+    }
+}
+
+/// What to do with one request after recording it and consulting the armed failures.
+enum Next {
+    Reply(Document),
+    Close,
+    StallThenRun(std::time::Duration),
+}
+
+async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection_id: i64) {
+    loop {
+        let request = match wire::read_request(&mut stream).await {
+            Ok(request) => request,
+            Err(ReadError::Io) => return,
+            Err(ReadError::Malformed(why)) => {
+                // A real server closes the connection too; say why, for whoever debugs the test.
+                eprintln!("test server: closing connection {connection_id}: {why}");
+                return;
+            }
+        };
+        let next = {
+            let mut state = lock(&shared);
+            admit(&mut state, &request.body, connection_id)
+        };
+        let reply = match next {
+            Next::Reply(reply) => reply,
+            Next::Close => return,
+            Next::StallThenRun(duration) => {
+                tokio::time::sleep(duration).await;
+                run(&mut lock(&shared), &request.body, connection_id)
+            }
+        };
+        if request.kind == RequestKind::MsgNoReply {
+            continue;
+        }
+        let reply_id = shared.next_reply_id.fetch_add(1, Ordering::Relaxed) as i32;
+        if wire::write_reply(
+            &mut stream,
+            reply_id,
+            request.request_id,
+            request.kind,
+            &reply,
+        )
+        .await
+        .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Records the command, then runs it unless an armed failure takes it.
+fn admit(state: &mut State, body: &Document, connection_id: i64) -> Next {
+    let name = body.keys().next().cloned().unwrap_or_default();
+    let db = match body.get("$db") {
+        Some(Bson::String(db)) => db.clone(),
+        _ => String::new(),
+    };
+    let recorded = RecordedCommand {
+        name,
+        db,
+        body: body.clone(),
+        connection_id,
+    };
+    let is_monitoring = recorded.is_monitoring();
+    let mut fired = None;
+    for armed in &mut state.failures {
+        if let Some(action) = armed.observe(&recorded.name, is_monitoring) {
+            fired.get_or_insert(action);
+        }
+    }
+    state.failures.retain(|armed| !armed.is_spent());
+    state.recorded.push(recorded);
+    match fired {
+        Some(FailAction::Error { code, message }) => {
+            Next::Reply(CommandError::new(code, message).to_reply())
+        }
+        Some(FailAction::CloseConnection) => Next::Close,
+        Some(FailAction::Stall(duration)) => Next::StallThenRun(duration),
+        None => Next::Reply(run(state, body, connection_id)),
+    }
+}
+
+fn run(state: &mut State, body: &Document, connection_id: i64) -> Document {
+    match commands::dispatch(state, body, connection_id) {
+        Ok(reply) => reply,
+        Err(error) => error.to_reply(),
+    }
+}
+
+/// A [`TestServer`] with its own tokio runtime, for synchronous tests (CLI transcripts).
+///
+/// It dereferences to the [`TestServer`] for seeding and inspection. Drop it outside any async
+/// context (dropping a runtime inside one panics).
+///
+/// ```
+/// use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
+/// let server = BlockingTestServer::start(TestServerOptions::default());
+/// let reply = server.execute("shop", bson::doc! {"create": "orders"});
+/// assert_eq!(reply.get_f64("ok").unwrap(), 1.0);
+/// ```
+pub struct BlockingTestServer {
+    server: Option<TestServer>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl BlockingTestServer {
+    /// Starts a server on a fresh single-worker runtime.
+    ///
+    /// # Panics
+    /// When the runtime cannot be built or no loopback port can be bound.
+    #[must_use]
+    pub fn start(options: TestServerOptions) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("building the test server's runtime");
+        let server = runtime.block_on(TestServer::start(options));
+        Self {
+            server: Some(server),
+            runtime,
+        }
+    }
+
+    /// The runtime serving the connections, to `block_on` driver calls in a synchronous test.
+    #[must_use]
+    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+        &self.runtime
+    }
+}
+
+impl std::ops::Deref for BlockingTestServer {
+    type Target = TestServer;
+
+    fn deref(&self) -> &TestServer {
+        self.server.as_ref().expect("the server lives until drop")
+    }
+}
+
+impl Drop for BlockingTestServer {
+    fn drop(&mut self) {
+        // Abort the acceptor inside the runtime's context before the runtime shuts down.
+        let _guard = self.runtime.enter();
+        self.server.take();
+    }
+}
+
+impl std::fmt::Debug for BlockingTestServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockingTestServer")
+            .field("server", &self.server)
+            .finish()
+    }
+}

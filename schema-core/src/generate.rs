@@ -823,6 +823,378 @@ pub fn schema_for<T: MongoSchema + ?Sized>(settings: GeneratorSettings) -> JsonS
     T::json_schema(&mut SchemaGenerator::new(settings))
 }
 
+/// Builders the derive's generated code calls: one call per field or variant keeps the
+/// expansion small (the compile-time budget is 1.25x serde's derive alone).
+///
+/// Not a stable API: only `#[derive(MongoSchema)]` should call these.
+#[doc(hidden)]
+pub mod derive_support {
+    pub use super::{
+        MongoSchema, NumberTypes, PathError, SchemaGenerator, array_of, nullable, object,
+        string_enum, tuple,
+    };
+    pub use crate::schema::{Additional, BsonType, JsonSchema, Number, TypeConstraint};
+
+    /// A `fn` resolving a Rust field path on one field's type.
+    pub type PathFn = fn(&[&str]) -> Result<Vec<String>, PathError>;
+
+    /// One named field as `field_path` sees it: Rust name, stored name (`None` when
+    /// flattened), and the path resolver of its type.
+    pub type PathEntry = (&'static str, Option<&'static str>, PathFn);
+
+    /// Builds a struct's object schema field by field.
+    #[derive(Debug)]
+    pub struct Object {
+        schema: JsonSchema,
+        constraints: Vec<JsonSchema>,
+    }
+
+    impl Object {
+        /// An object, closed (`additionalProperties: false`) with `deny_unknown_fields`.
+        pub fn new(closed: bool) -> Object {
+            let mut schema = object();
+            if closed {
+                schema.additional_properties = Some(Additional::Allowed(false));
+            }
+            Object {
+                schema,
+                constraints: Vec::new(),
+            }
+        }
+
+        /// A field serde always writes and reads with `T`'s own impl: required unless `T`
+        /// reads from a missing field (`Option`).
+        pub fn field<T: MongoSchema + ?Sized>(&mut self, g: &mut SchemaGenerator, name: &str) {
+            let schema = T::json_schema(g);
+            self.prop(name, !T::MAY_BE_ABSENT, schema);
+        }
+
+        /// A field that may be absent (a default, or skipped when serializing).
+        pub fn optional<T: MongoSchema + ?Sized>(&mut self, g: &mut SchemaGenerator, name: &str) {
+            let schema = T::json_schema(g);
+            self.prop(name, false, schema);
+        }
+
+        /// A property with an explicit schema.
+        pub fn prop(&mut self, name: &str, required: bool, schema: JsonSchema) {
+            self.schema.properties.insert(name.to_owned(), schema);
+            if required {
+                self.schema.require(name);
+            }
+        }
+
+        /// A property read under several names (serde `alias`): each name gets the schema, and
+        /// at most one may appear (serde rejects a duplicate field); exactly one when required.
+        pub fn aliased(&mut self, names: &[&str], required: bool, schema: JsonSchema) {
+            for name in names {
+                self.schema
+                    .properties
+                    .insert((*name).to_owned(), schema.clone());
+            }
+            let mut one: Vec<JsonSchema> = names
+                .iter()
+                .map(|n| JsonSchema {
+                    required: Some(vec![(*n).to_owned()]),
+                    ..JsonSchema::default()
+                })
+                .collect();
+            if !required {
+                // None of the names, or exactly one of them.
+                let none = JsonSchema {
+                    not: Some(Box::new(JsonSchema {
+                        any_of: Some(one.clone()),
+                        ..JsonSchema::default()
+                    })),
+                    ..JsonSchema::default()
+                };
+                one.insert(0, none);
+            }
+            self.constraints.push(JsonSchema {
+                one_of: Some(one),
+                ..JsonSchema::default()
+            });
+        }
+
+        /// Merges a `#[serde(flatten)]` field: its properties join this object's, a map's
+        /// value schema becomes `additionalProperties`, and an enum's branches become an
+        /// `allOf` member. `optional` (a flattened `Option`) keeps nothing required.
+        pub fn flatten(&mut self, mut inner: JsonSchema, optional: bool) {
+            for (name, schema) in std::mem::take(&mut inner.properties) {
+                self.schema.properties.insert(name, schema);
+            }
+            if let Some(required) = inner.required.take() {
+                if !optional {
+                    required.into_iter().for_each(|r| self.schema.require(r));
+                }
+            }
+            if let Some(Additional::Schema(values)) = inner.additional_properties.take() {
+                self.schema.additional_properties = Some(Additional::Schema(values));
+            }
+            if !optional {
+                if let Some(all) = inner.all_of.take() {
+                    self.constraints.extend(all);
+                }
+                if inner.any_of.is_some() || inner.one_of.is_some() {
+                    self.constraints.push(JsonSchema {
+                        any_of: inner.any_of.take(),
+                        one_of: inner.one_of.take(),
+                        ..JsonSchema::default()
+                    });
+                }
+            }
+        }
+
+        /// The finished schema.
+        pub fn finish(mut self) -> JsonSchema {
+            if !self.constraints.is_empty() {
+                self.schema.all_of = Some(self.constraints);
+            }
+            self.schema
+        }
+    }
+
+    /// `anyOf` of the branches, or the branch itself when there is one.
+    pub fn any_of(mut branches: Vec<JsonSchema>) -> JsonSchema {
+        if branches.len() == 1 {
+            return branches.pop().expect("length checked");
+        }
+        JsonSchema {
+            any_of: Some(branches),
+            ..JsonSchema::default()
+        }
+    }
+
+    /// An externally tagged data variant: `{V: content}` and nothing else.
+    pub fn external(name: &str, content: JsonSchema) -> JsonSchema {
+        let mut schema = object();
+        schema.properties.insert(name.to_owned(), content);
+        schema.require(name);
+        schema.additional_properties = Some(Additional::Allowed(false));
+        schema
+    }
+
+    fn tag_schema(names: &[&str]) -> JsonSchema {
+        if names.is_empty() {
+            // `#[serde(other)]`: any tag string reads as this variant.
+            JsonSchema::bson_type(BsonType::String)
+        } else {
+            string_enum(names.iter().copied())
+        }
+    }
+
+    /// An internally tagged variant: `content` (an object, or `None` for a unit variant)
+    /// with the tag property required. Empty `names` means the `#[serde(other)]` variant.
+    pub fn internal(tag: &str, names: &[&str], content: Option<JsonSchema>) -> JsonSchema {
+        let tag_schema = tag_schema(names);
+        let mut content = content.unwrap_or_else(object);
+        let mergeable = content.any_of.is_none()
+            && content.one_of.is_none()
+            && content.not.is_none()
+            && !content.properties.contains_key(tag);
+        if mergeable {
+            content.types = Some(TypeConstraint::BsonType(vec![BsonType::Object]));
+            let mut properties = indexmap::IndexMap::new();
+            properties.insert(tag.to_owned(), tag_schema);
+            properties.extend(std::mem::take(&mut content.properties));
+            content.properties = properties;
+            let mut required = vec![tag.to_owned()];
+            required.extend(content.required.take().unwrap_or_default());
+            content.required = Some(required);
+            content
+        } else {
+            let mut head = object();
+            head.properties.insert(tag.to_owned(), tag_schema);
+            head.require(tag);
+            JsonSchema {
+                all_of: Some(vec![head, content]),
+                ..JsonSchema::default()
+            }
+        }
+    }
+
+    /// An adjacently tagged variant: `{t: V, c: content}`; a unit variant (`content` `None`)
+    /// has no content field.
+    pub fn adjacent(
+        tag: &str,
+        content_key: &str,
+        names: &[&str],
+        content: Option<JsonSchema>,
+        closed: bool,
+    ) -> JsonSchema {
+        let mut schema = object();
+        schema.properties.insert(tag.to_owned(), tag_schema(names));
+        schema.require(tag);
+        match content {
+            Some(content) => {
+                schema.properties.insert(content_key.to_owned(), content);
+                schema.require(content_key);
+            }
+            None => {
+                schema.not = Some(Box::new(JsonSchema {
+                    required: Some(vec![content_key.to_owned()]),
+                    ..JsonSchema::default()
+                }));
+            }
+        }
+        if closed {
+            schema.additional_properties = Some(Additional::Allowed(false));
+        }
+        schema
+    }
+
+    fn as_f64(n: Number) -> f64 {
+        match n {
+            Number::Int32(v) => f64::from(v),
+            Number::Int64(v) => v as f64,
+            Number::Double(v) => v,
+            Number::Decimal128(v) => v.to_string().parse().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Tightens `minimum`: keeps whichever of the type's own bound and `bound` is higher.
+    pub fn minimum(schema: &mut JsonSchema, bound: Number, exclusive: bool) {
+        let keep_own = schema
+            .minimum
+            .is_some_and(|own| as_f64(own) > as_f64(bound));
+        if !keep_own {
+            schema.minimum = Some(bound);
+            schema.exclusive_minimum = exclusive.then_some(true);
+        }
+    }
+
+    /// Tightens `maximum`: keeps whichever of the type's own bound and `bound` is lower.
+    pub fn maximum(schema: &mut JsonSchema, bound: Number, exclusive: bool) {
+        let keep_own = schema
+            .maximum
+            .is_some_and(|own| as_f64(own) < as_f64(bound));
+        if !keep_own {
+            schema.maximum = Some(bound);
+            schema.exclusive_maximum = exclusive.then_some(true);
+        }
+    }
+
+    /// Sets `description` (from a doc comment or `#[mongo(description)]`).
+    pub fn describe(mut schema: JsonSchema, description: &str) -> JsonSchema {
+        schema.description = Some(description.to_owned());
+        schema
+    }
+
+    /// The schema of `T` with numbers typed exactly as Rust writes them.
+    pub fn exact<T: MongoSchema + ?Sized>(g: &mut SchemaGenerator) -> JsonSchema {
+        g.with_numbers(NumberTypes::Exact, T::json_schema)
+    }
+
+    /// `{bsonType: [...]}` for `#[mongo(bson_type = ...)]`.
+    pub fn bson_types(types: &[BsonType]) -> JsonSchema {
+        JsonSchema::bson_types(types.iter().copied())
+    }
+
+    /// Asserts at compile time that a bound applies to `T` (`minimum`, `maximum`, `multiple_of`).
+    pub fn numeric<T: super::Numeric + ?Sized>() {}
+    /// Asserts at compile time that a string constraint applies to `T`.
+    pub fn text<T: super::Text + ?Sized>() {}
+    /// Asserts at compile time that an array constraint applies to `T`.
+    pub fn sequence<T: super::Sequence + ?Sized>() {}
+
+    /// A bson serde helper (`#[serde(with = "bson::serde_helpers::...")]`) whose stored form
+    /// differs from the field's Rust type.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Helper {
+        /// `object_id::AsHexString`: an ObjectId stored as 24 hex digits.
+        ObjectIdAsHexString,
+        /// `object_id::FromHexString`, `datetime::From*`, `timestamp::FromU32`, `uuid_1::*`:
+        /// stored as the named BSON type.
+        Stored(BsonType),
+        /// `datetime::AsRfc3339String`: a date stored as an RFC 3339 string.
+        DateTimeAsRfc3339String,
+        /// `timestamp::AsU32`: a timestamp stored as its `u32` seconds.
+        TimestampAsU32,
+        /// `u32::AsF64`: a `u32` stored as a whole double.
+        U32AsF64,
+        /// `u32::AsI32`: a `u32` stored as an `i32`, so at most `i32::MAX`.
+        U32AsI32,
+        /// `u32::AsI64`: a `u32` stored as an `i64`.
+        U32AsI64,
+        /// `u64::AsF64`: a `u64` stored as a whole double.
+        U64AsF64,
+        /// `u64::AsI32`: a `u64` stored as an `i32`.
+        U64AsI32,
+        /// `u64::AsI64`: a `u64` stored as an `i64`.
+        U64AsI64,
+    }
+
+    fn whole(mut schema: JsonSchema, max: f64) -> JsonSchema {
+        schema.minimum = Some(Number::Int32(0));
+        schema.maximum = Some(Number::Double(max));
+        schema.multiple_of = Some(Number::Int32(1));
+        schema
+    }
+
+    fn non_negative(mut schema: JsonSchema) -> JsonSchema {
+        schema.minimum = Some(Number::Int32(0));
+        schema
+    }
+
+    /// The schema of what a bson serde helper stores.
+    pub fn helper(g: &mut SchemaGenerator, helper: Helper) -> JsonSchema {
+        match helper {
+            Helper::ObjectIdAsHexString => crate::formats::object_id_hex_string(),
+            Helper::Stored(ty) => JsonSchema::bson_type(ty),
+            Helper::DateTimeAsRfc3339String => crate::formats::rfc3339_string(),
+            Helper::TimestampAsU32 => u32::json_schema(g),
+            // The helpers read an f64 and accept it when it is whole and within range.
+            Helper::U32AsF64 => whole(f64::json_schema(g), f64::from(u32::MAX)),
+            Helper::U64AsF64 => whole(f64::json_schema(g), u64::MAX as f64),
+            Helper::U32AsI32 | Helper::U64AsI32 => non_negative(i32::json_schema(g)),
+            Helper::U32AsI64 => u32::json_schema(g),
+            Helper::U64AsI64 => non_negative(i64::json_schema(g)),
+        }
+    }
+
+    /// `Option<X>` inside `serde_with::As`: the helper's schema or null.
+    pub fn helper_option(g: &mut SchemaGenerator, helper: Helper) -> JsonSchema {
+        nullable(self::helper(g, helper))
+    }
+
+    /// `Vec<X>` inside `serde_with::As`: an array of the helper's schema.
+    pub fn helper_vec(g: &mut SchemaGenerator, helper: Helper) -> JsonSchema {
+        array_of(self::helper(g, helper))
+    }
+
+    /// Resolves a Rust field path over a struct's field table.
+    ///
+    /// # Errors
+    /// [`PathError`] when the first segment names no field of `T`.
+    pub fn field_path<T: ?Sized>(
+        path: &[&str],
+        fields: &[PathEntry],
+    ) -> Result<Vec<String>, PathError> {
+        let Some((first, rest)) = path.split_first() else {
+            return Ok(Vec::new());
+        };
+        if let Some((_, stored, resolve)) = fields.iter().find(|(rust, _, _)| rust == first) {
+            let mut out: Vec<String> = stored.iter().map(|s| (*s).to_owned()).collect();
+            out.extend(resolve(rest)?);
+            return Ok(out);
+        }
+        // A field of a flattened struct is stored at this level.
+        for (_, stored, resolve) in fields {
+            if stored.is_none() {
+                if let Ok(found) = resolve(path) {
+                    return Ok(found);
+                }
+            }
+        }
+        let names: Vec<&'static str> = fields.iter().map(|(rust, _, _)| *rust).collect();
+        Err(PathError::new::<T>(path, first, &names))
+    }
+
+    /// A `null` value's schema: what bson writes for a unit struct or unit variant.
+    pub fn null() -> JsonSchema {
+        JsonSchema::bson_type(BsonType::Null)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,395 @@
+//! The derive input as one typed model: serde's view (names after every rename, skips,
+//! defaults, tags, `with` helpers) joined with our `#[mongo]` attributes and doc comments.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use serde_derive_internals::{Ctxt, Derive, ast as serde_ast, attr as serde_attr};
+use syn::spanned::Spanned;
+
+use crate::attr::{self, MongoAttrs, Place};
+use crate::errors::Errors;
+
+pub struct Container {
+    pub ident: syn::Ident,
+    pub generics: syn::Generics,
+    pub body: Body,
+    pub tag: Tag,
+    pub deny_unknown_fields: bool,
+    pub has_default: bool,
+    pub transparent: bool,
+    pub from: Option<syn::Type>,
+    pub try_from: Option<syn::Type>,
+    pub into: Option<syn::Type>,
+    pub mongo: MongoAttrs,
+    pub doc: Option<String>,
+}
+
+pub enum Body {
+    Struct(Style, Vec<Field>),
+    Enum(Vec<Variant>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Struct,
+    Tuple,
+    Newtype,
+    Unit,
+}
+
+pub enum Tag {
+    External,
+    Internal(String),
+    Adjacent(String, String),
+    Untagged,
+}
+
+pub struct Variant {
+    pub ident: syn::Ident,
+    /// The name serde writes.
+    pub ser_name: String,
+    /// Every name serde reads, the primary one first.
+    pub read_names: Vec<String>,
+    pub style: Style,
+    pub fields: Vec<Field>,
+    pub skip_serializing: bool,
+    pub skip_deserializing: bool,
+    pub other: bool,
+    pub untagged: bool,
+    pub custom_with: bool,
+    pub mongo: MongoAttrs,
+    pub doc: Option<String>,
+}
+
+pub struct Field {
+    pub member: syn::Member,
+    pub ty: syn::Type,
+    pub ser_name: String,
+    pub read_names: Vec<String>,
+    pub skip_serializing: bool,
+    pub skip_deserializing: bool,
+    pub skip_serializing_if: bool,
+    /// A field-level `#[serde(default)]`.
+    pub has_default: bool,
+    pub flatten: bool,
+    pub with: With,
+    pub mongo: MongoAttrs,
+    pub doc: Option<String>,
+    pub span: Span,
+}
+
+/// How serde stores a field, as far as `with`/`serialize_with`/`deserialize_with` tell.
+pub enum With {
+    /// The field type's own impls.
+    Native,
+    /// A known bson serde helper: tokens of a `derive_support::Helper`, and how it wraps.
+    Helper(TokenStream, HelperShape),
+    /// Functions we cannot see into: the schema must be given explicitly.
+    Custom(syn::ExprPath),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum HelperShape {
+    Plain,
+    Option,
+    Vec,
+}
+
+impl Field {
+    /// Whether serde reads this field through a function of its own (not the type's impl),
+    /// which disables the "missing `Option` reads as `None`" rule.
+    pub fn has_deserialize_with(&self) -> bool {
+        !matches!(self.with, With::Native)
+    }
+}
+
+impl Container {
+    pub fn from_ast(errors: &Errors, input: &syn::DeriveInput) -> Option<Container> {
+        let cx = Ctxt::new();
+        let private = syn::Ident::new("__private", Span::call_site());
+        let parsed = serde_ast::Container::from_ast(&cx, input, Derive::Deserialize, &private);
+        // serde's own derive reports its attribute errors; repeating them would double them.
+        let serde_failed = cx.check().is_err();
+        let parsed = parsed?;
+        if serde_failed {
+            return None;
+        }
+        let mongo = attr::parse(errors, &input.attrs, Place::Container);
+        let attrs = &parsed.attrs;
+        let tag = match attrs.tag() {
+            serde_attr::TagType::External => Tag::External,
+            serde_attr::TagType::Internal { tag } => Tag::Internal(tag.clone()),
+            serde_attr::TagType::Adjacent { tag, content } => {
+                Tag::Adjacent(tag.clone(), content.clone())
+            }
+            serde_attr::TagType::None => Tag::Untagged,
+        };
+        let body = match &parsed.data {
+            serde_ast::Data::Struct(style, fields) => Body::Struct(
+                style_of(*style),
+                fields
+                    .iter()
+                    .map(|f| Field::from_serde(errors, f))
+                    .collect(),
+            ),
+            serde_ast::Data::Enum(variants) => Body::Enum(
+                variants
+                    .iter()
+                    .map(|v| Variant::from_serde(errors, v))
+                    .collect(),
+            ),
+        };
+        Some(Container {
+            ident: input.ident.clone(),
+            generics: input.generics.clone(),
+            body,
+            tag,
+            deny_unknown_fields: attrs.deny_unknown_fields(),
+            has_default: !attrs.default().is_none(),
+            transparent: attrs.transparent(),
+            from: attrs.type_from().cloned(),
+            try_from: attrs.type_try_from().cloned(),
+            into: attrs.type_into().cloned(),
+            mongo,
+            doc: attr::doc_comment(&input.attrs),
+        })
+    }
+}
+
+fn style_of(style: serde_ast::Style) -> Style {
+    match style {
+        serde_ast::Style::Struct => Style::Struct,
+        serde_ast::Style::Tuple => Style::Tuple,
+        serde_ast::Style::Newtype => Style::Newtype,
+        serde_ast::Style::Unit => Style::Unit,
+    }
+}
+
+fn read_names(
+    primary: &str,
+    aliases: &std::collections::BTreeSet<serde_derive_internals::name::Name>,
+) -> Vec<String> {
+    let mut names = vec![primary.to_owned()];
+    for alias in aliases {
+        if !names.contains(&alias.value) {
+            names.push(alias.value.clone());
+        }
+    }
+    names
+}
+
+impl Variant {
+    fn from_serde(errors: &Errors, v: &serde_ast::Variant<'_>) -> Variant {
+        let name = v.attrs.name();
+        Variant {
+            ident: v.ident.clone(),
+            ser_name: name.serialize_name().value.clone(),
+            read_names: read_names(&name.deserialize_name().value, v.attrs.aliases()),
+            style: style_of(v.style),
+            fields: v
+                .fields
+                .iter()
+                .map(|f| Field::from_serde(errors, f))
+                .collect(),
+            skip_serializing: v.attrs.skip_serializing(),
+            skip_deserializing: v.attrs.skip_deserializing(),
+            other: v.attrs.other(),
+            untagged: v.attrs.untagged(),
+            custom_with: v.attrs.serialize_with().is_some() || v.attrs.deserialize_with().is_some(),
+            mongo: attr::parse(errors, &v.original.attrs, Place::Variant),
+            doc: attr::doc_comment(&v.original.attrs),
+        }
+    }
+}
+
+impl Field {
+    fn from_serde(errors: &Errors, f: &serde_ast::Field<'_>) -> Field {
+        let name = f.attrs.name();
+        Field {
+            member: f.member.clone(),
+            ty: f.ty.clone(),
+            ser_name: name.serialize_name().value.clone(),
+            read_names: read_names(&name.deserialize_name().value, f.attrs.aliases()),
+            skip_serializing: f.attrs.skip_serializing(),
+            skip_deserializing: f.attrs.skip_deserializing(),
+            skip_serializing_if: f.attrs.skip_serializing_if().is_some(),
+            has_default: !f.attrs.default().is_none(),
+            flatten: f.attrs.flatten(),
+            with: classify_with(f.attrs.serialize_with(), f.attrs.deserialize_with()),
+            mongo: attr::parse(errors, &f.original.attrs, Place::Field),
+            doc: attr::doc_comment(&f.original.attrs),
+            span: f.original.span(),
+        }
+    }
+}
+
+/// What one side (`serialize_with` or `deserialize_with`) names.
+#[derive(PartialEq)]
+enum Side {
+    None,
+    Helper(String, HelperShape),
+    Custom,
+}
+
+fn classify_with(ser: Option<&syn::ExprPath>, de: Option<&syn::ExprPath>) -> With {
+    let s = ser.map_or(Side::None, side);
+    let d = de.map_or(Side::None, side);
+    match (&s, &d) {
+        (Side::None, Side::None) => With::Native,
+        (Side::Helper(a, shape), Side::Helper(b, _)) if a == b => match helper_tokens(a) {
+            Some(tokens) => With::Helper(tokens, *shape),
+            None => With::Custom(ser.or(de).expect("a side is set").clone()),
+        },
+        _ => {
+            let path = if s == Side::Custom || s != Side::None {
+                ser.or(de)
+            } else {
+                de.or(ser)
+            };
+            With::Custom(path.expect("a side is set").clone())
+        }
+    }
+}
+
+fn segment_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+fn side(path: &syn::ExprPath) -> Side {
+    let names = segment_names(&path.path);
+    // `#[serde(borrow)]` on a `Cow` asks serde for its own borrowing reader: same stored form.
+    if names.first().is_some_and(|n| n == "_serde") {
+        return Side::None;
+    }
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    let Some((last, rest)) = segments.split_last() else {
+        return Side::Custom;
+    };
+    if last.ident != "serialize" && last.ident != "deserialize" {
+        return Side::Custom;
+    }
+    // serde_with: `::serde_with::As::<Converter>::serialize` (from `#[serde_as(as = "...")]`).
+    if let Some(as_segment) = rest.last().filter(|s| s.ident == "As") {
+        let syn::PathArguments::AngleBracketed(args) = &as_segment.arguments else {
+            return Side::Custom;
+        };
+        let Some(syn::GenericArgument::Type(ty)) = args.args.first() else {
+            return Side::Custom;
+        };
+        return side_of_type(ty, HelperShape::Plain);
+    }
+    let names: Vec<String> = rest.iter().map(|s| s.ident.to_string()).collect();
+    helper_name(&names).map_or(Side::Custom, |h| Side::Helper(h, HelperShape::Plain))
+}
+
+fn side_of_type(ty: &syn::Type, shape: HelperShape) -> Side {
+    let syn::Type::Path(tp) = ty else {
+        return Side::Custom;
+    };
+    let Some(last) = tp.path.segments.last() else {
+        return Side::Custom;
+    };
+    if shape == HelperShape::Plain && (last.ident == "Option" || last.ident == "Vec") {
+        if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+            if let Some(syn::GenericArgument::Type(inner)) = args.args.first() {
+                let shape = if last.ident == "Option" {
+                    HelperShape::Option
+                } else {
+                    HelperShape::Vec
+                };
+                return side_of_type(inner, shape);
+            }
+        }
+        return Side::Custom;
+    }
+    if last.ident == "Same" && tp.path.segments.len() <= 2 && shape == HelperShape::Plain {
+        return Side::None;
+    }
+    let names = segment_names(&tp.path);
+    helper_name(&names).map_or(Side::Custom, |h| Side::Helper(h, shape))
+}
+
+/// bson 3's serde helpers: `(module, converter)`.
+const HELPERS: &[(&str, &str)] = &[
+    ("object_id", "AsHexString"),
+    ("object_id", "FromHexString"),
+    ("datetime", "AsRfc3339String"),
+    ("datetime", "FromRfc3339String"),
+    ("datetime", "FromI64"),
+    ("datetime", "FromChrono04DateTime"),
+    ("datetime", "FromJiff02Timestamp"),
+    ("datetime", "FromTime03OffsetDateTime"),
+    ("timestamp", "AsU32"),
+    ("timestamp", "FromU32"),
+    ("u32", "AsF64"),
+    ("u32", "AsI32"),
+    ("u32", "AsI64"),
+    ("u64", "AsF64"),
+    ("u64", "AsI32"),
+    ("u64", "AsI64"),
+    ("uuid_1", "AsBinary"),
+    ("uuid_1", "FromBson"),
+    ("uuid_1", "AsCSharpLegacyBinary"),
+    ("uuid_1", "AsJavaLegacyBinary"),
+    ("uuid_1", "AsPythonLegacyBinary"),
+];
+
+/// `module::Converter` for a path ending in a known converter; a bare converter name is
+/// accepted when only one module has it.
+fn helper_name(names: &[String]) -> Option<String> {
+    let (converter, module) = match names {
+        [.., module, converter] => (converter, Some(module)),
+        [converter] => (converter, None),
+        [] => return None,
+    };
+    // A module renamed on import (`use bson::serde_helpers::u32 as u32_helpers`) is not one
+    // we know: then the converter name alone decides, when only one module has it.
+    let module = module.filter(|m| HELPERS.iter().any(|(known, _)| known == m));
+    let matches: Vec<&(&str, &str)> = HELPERS
+        .iter()
+        .filter(|(m, c)| c == converter && module.is_none_or(|module| module == m))
+        .collect();
+    match matches.as_slice() {
+        [(m, c)] => Some(format!("{m}::{c}")),
+        _ => None,
+    }
+}
+
+fn helper_tokens(name: &str) -> Option<TokenStream> {
+    let stored = |ty: &str| {
+        let ident = syn::Ident::new(ty, Span::call_site());
+        quote!(__ms::Helper::Stored(__ms::BsonType::#ident))
+    };
+    Some(match name {
+        "object_id::AsHexString" => quote!(__ms::Helper::ObjectIdAsHexString),
+        "object_id::FromHexString" => stored("ObjectId"),
+        "datetime::AsRfc3339String" => quote!(__ms::Helper::DateTimeAsRfc3339String),
+        "datetime::FromRfc3339String"
+        | "datetime::FromI64"
+        | "datetime::FromChrono04DateTime"
+        | "datetime::FromJiff02Timestamp"
+        | "datetime::FromTime03OffsetDateTime" => stored("Date"),
+        "timestamp::AsU32" => quote!(__ms::Helper::TimestampAsU32),
+        "timestamp::FromU32" => stored("Timestamp"),
+        "u32::AsF64" => quote!(__ms::Helper::U32AsF64),
+        "u32::AsI32" => quote!(__ms::Helper::U32AsI32),
+        "u32::AsI64" => quote!(__ms::Helper::U32AsI64),
+        "u64::AsF64" => quote!(__ms::Helper::U64AsF64),
+        "u64::AsI32" => quote!(__ms::Helper::U64AsI32),
+        "u64::AsI64" => quote!(__ms::Helper::U64AsI64),
+        n if n.starts_with("uuid_1::") => stored("BinData"),
+        _ => return None,
+    })
+}
+
+/// Whether a type is written `Option<...>`: the types serde reads from a missing field.
+pub fn is_option(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(tp) if tp.qself.is_none() => {
+            tp.path.segments.last().is_some_and(|s| s.ident == "Option")
+        }
+        syn::Type::Group(g) => is_option(&g.elem),
+        syn::Type::Paren(p) => is_option(&p.elem),
+        _ => false,
+    }
+}

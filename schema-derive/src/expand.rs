@@ -1,0 +1,445 @@
+//! Codegen: one `impl MongoSchema` inside `const _: () = { ... };`, one builder call per field
+//! or variant into `mongo_schema::generate::derive_support`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
+use crate::errors::Errors;
+use crate::{check, fallback};
+
+pub fn derive(input: &syn::DeriveInput) -> TokenStream {
+    let errors = Errors::new();
+    let container = Container::from_ast(&errors, input);
+    if let Some(c) = &container {
+        check::container(&errors, c);
+    }
+    match (errors.finish(), container) {
+        (Ok(()), Some(c)) => expand(&c),
+        (Ok(()), None) => fallback::stub(input),
+        (Err(e), _) => {
+            let mut out = e.to_compile_error();
+            out.extend(fallback::stub(input));
+            out
+        }
+    }
+}
+
+fn expand(c: &Container) -> TokenStream {
+    let ident = &c.ident;
+    let mut generics = c.generics.clone();
+    match &c.mongo.bound {
+        Some(predicates) => generics
+            .make_where_clause()
+            .predicates
+            .extend(predicates.iter().cloned()),
+        None => {
+            let params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+            let clause = generics.make_where_clause();
+            for p in params {
+                clause
+                    .predicates
+                    .push(syn::parse_quote!(#p: ::mongo_schema::MongoSchema));
+            }
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+
+    let mut body = body(c);
+    if c.mongo.exact.as_ref().is_some_and(|e| e.value) {
+        body = quote!(__g.with_numbers(__ms::NumberTypes::Exact, |__g| #body));
+    }
+    let depth = match &c.mongo.recursion_depth {
+        Some(d) => {
+            let d = d.value as usize;
+            quote!(::core::option::Option::Some(#d))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let opaque = match &c.body {
+        Body::Struct(Style::Struct, _) => quote!(__ms::object),
+        _ => quote!(__ms::JsonSchema::any),
+    };
+    let mut schema = quote! {
+        __g.recursive(::core::any::type_name::<Self>(), #depth, #opaque, |__g| #body)
+    };
+    if let Some(d) = c.mongo.description.as_ref().or(c.doc.as_ref()) {
+        schema = quote!(__ms::describe(#schema, #d));
+    }
+    if let Some(t) = &c.mongo.title {
+        schema = quote!({ let mut __s = #schema; __s.title = ::core::option::Option::Some(#t.into()); __s });
+    }
+    let extra = extra_items(c);
+    quote! {
+        const _: () = {
+            use ::mongo_schema::generate::derive_support as __ms;
+            #[automatically_derived]
+            impl #impl_generics ::mongo_schema::MongoSchema for #ident #ty_generics #where_clause {
+                #extra
+                fn json_schema(__g: &mut __ms::SchemaGenerator) -> __ms::JsonSchema {
+                    #schema
+                }
+            }
+        };
+    }
+}
+
+/// `MAY_BE_ABSENT` and `field_path`, where the type has them.
+fn extra_items(c: &Container) -> TokenStream {
+    let Body::Struct(style, fields) = &c.body else {
+        return TokenStream::new();
+    };
+    if c.mongo.schema_as.is_some() || c.mongo.schema_with.is_some() || c.into.is_some() {
+        return TokenStream::new();
+    }
+    let path_sig = quote!(fn field_path(__p: &[&str]) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, __ms::PathError>);
+    if c.transparent || *style == Style::Newtype {
+        let Some(f) = fields.iter().find(|f| !f.skip_serializing) else {
+            return TokenStream::new();
+        };
+        let ty = &f.ty;
+        let absent = if c.transparent {
+            quote!(const MAY_BE_ABSENT: bool = <#ty as __ms::MongoSchema>::MAY_BE_ABSENT;)
+        } else {
+            TokenStream::new()
+        };
+        return quote! {
+            #absent
+            #path_sig { <#ty as __ms::MongoSchema>::field_path(__p) }
+        };
+    }
+    if *style != Style::Struct {
+        return TokenStream::new();
+    }
+    let entries = fields.iter().filter(|f| !f.skip_serializing).map(|f| {
+        let rust = match &f.member {
+            syn::Member::Named(i) => i.to_string().trim_start_matches("r#").to_owned(),
+            syn::Member::Unnamed(i) => i.index.to_string(),
+        };
+        let ty = &f.ty;
+        let stored = if f.flatten {
+            quote!(::core::option::Option::None)
+        } else {
+            let s = &f.ser_name;
+            quote!(::core::option::Option::Some(#s))
+        };
+        quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
+    });
+    quote! {
+        #path_sig { __ms::field_path::<Self>(__p, &[#(#entries),*]) }
+    }
+}
+
+fn body(c: &Container) -> TokenStream {
+    if let Some(path) = &c.mongo.schema_with {
+        return quote!(#path(__g));
+    }
+    if let Some(ty) = &c.mongo.schema_as {
+        return quote!(<#ty as __ms::MongoSchema>::json_schema(__g));
+    }
+    if let Some(ty) = c.from.as_ref().or(c.into.as_ref()) {
+        // check.rs ensured from and into are the same type.
+        return quote!(<#ty as __ms::MongoSchema>::json_schema(__g));
+    }
+    match &c.body {
+        Body::Struct(style, fields) => {
+            if c.transparent {
+                let f = fields
+                    .iter()
+                    .find(|f| !f.skip_serializing)
+                    .expect("serde checks a transparent struct has one field");
+                return field_schema(f);
+            }
+            content(*style, fields, c.deny_unknown_fields, c.has_default)
+        }
+        Body::Enum(variants) => enumeration(c, variants),
+    }
+}
+
+/// The schema of a struct body or variant content.
+fn content(style: Style, fields: &[Field], closed: bool, container_default: bool) -> TokenStream {
+    match style {
+        Style::Unit => quote!(__ms::null()),
+        Style::Newtype => field_schema(&fields[0]),
+        Style::Tuple => {
+            let elements = fields
+                .iter()
+                .filter(|f| !f.skip_serializing)
+                .map(field_schema);
+            quote!(__ms::tuple(::std::vec![#(#elements),*]))
+        }
+        Style::Struct => {
+            let calls = fields.iter().map(|f| field_call(f, container_default));
+            quote! {{
+                let mut __o = __ms::Object::new(#closed);
+                #(#calls)*
+                __o.finish()
+            }}
+        }
+    }
+}
+
+/// The one builder call that adds a named field to `__o`.
+fn field_call(f: &Field, container_default: bool) -> TokenStream {
+    if f.skip_serializing && f.skip_deserializing {
+        return TokenStream::new();
+    }
+    let ty = &f.ty;
+    if f.flatten {
+        let optional = is_option(ty) || f.has_default || container_default;
+        let schema = field_schema(f);
+        return quote!(__o.flatten(#schema, #optional););
+    }
+    // Required iff always written and serde cannot read the type from a missing field.
+    let maybe_unwritten = f.skip_serializing || f.skip_serializing_if;
+    let defaulted = f.has_default || container_default || f.skip_deserializing;
+    let required = if maybe_unwritten || defaulted {
+        quote!(false)
+    } else if f.has_deserialize_with() {
+        // serde_derive's expr_is_missing: with deserialize_with a missing field is an error.
+        quote!(true)
+    } else {
+        quote!(!<#ty as __ms::MongoSchema>::MAY_BE_ABSENT)
+    };
+    // Names the type reads; a field skipped when reading is only ever seen as written.
+    let names: Vec<&String> = if f.skip_deserializing {
+        vec![&f.ser_name]
+    } else {
+        f.read_names.iter().collect()
+    };
+    let plain = is_plain(f);
+    if names.len() == 1 {
+        let name = names[0];
+        if plain && !(maybe_unwritten || defaulted) && !f.has_deserialize_with() {
+            return quote!(__o.field::<#ty>(__g, #name););
+        }
+        if plain && (maybe_unwritten || defaulted) {
+            return quote!(__o.optional::<#ty>(__g, #name););
+        }
+        let schema = field_schema(f);
+        return quote!(__o.prop(#name, #required, #schema););
+    }
+    let schema = field_schema(f);
+    quote!(__o.aliased(&[#(#names),*], #required, #schema);)
+}
+
+/// Whether the field's schema is exactly its type's schema.
+fn is_plain(f: &Field) -> bool {
+    matches!(f.with, With::Native)
+        && f.mongo.schema_with.is_none()
+        && f.mongo.bson_type.is_none()
+        && !f.mongo.exact.as_ref().is_some_and(|e| e.value)
+        && f.mongo.has_number_keys().is_none()
+        && f.mongo.has_text_keys().is_none()
+        && f.mongo.has_array_keys().is_none()
+        && f.mongo.title.is_none()
+        && f.mongo.description.is_none()
+        && f.doc.is_none()
+}
+
+/// The schema of one field's stored value, with its `#[mongo]` keys applied.
+fn field_schema(f: &Field) -> TokenStream {
+    let ty = &f.ty;
+    let m = &f.mongo;
+    let native = matches!(f.with, With::Native) && m.schema_with.is_none() && m.bson_type.is_none();
+    let base = if let Some(path) = &m.schema_with {
+        quote!(#path(__g))
+    } else if let Some(types) = &m.bson_type {
+        let idents = types.value.iter().map(|t| bson_type_ident(t));
+        quote!(__ms::bson_types(&[#(__ms::BsonType::#idents),*]))
+    } else {
+        match &f.with {
+            With::Helper(h, HelperShape::Plain) => quote!(__ms::helper(__g, #h)),
+            With::Helper(h, HelperShape::Option) => quote!(__ms::helper_option(__g, #h)),
+            With::Helper(h, HelperShape::Vec) => quote!(__ms::helper_vec(__g, #h)),
+            With::Native | With::Custom(_) => {
+                if m.exact.as_ref().is_some_and(|e| e.value) {
+                    quote!(__ms::exact::<#ty>(__g))
+                } else {
+                    quote!(<#ty as __ms::MongoSchema>::json_schema(__g))
+                }
+            }
+        }
+    };
+    let mut edits = Vec::new();
+    // Applicability: a bound on a type with no such notion is a compile error at the key.
+    if native {
+        if let Some(span) = m.has_number_keys() {
+            edits.push(quote_spanned!(span=> __ms::numeric::<#ty>();));
+        }
+        if let Some(span) = m.has_text_keys() {
+            edits.push(quote_spanned!(span=> __ms::text::<#ty>();));
+        }
+        if let Some(span) = m.has_array_keys() {
+            edits.push(quote_spanned!(span=> __ms::sequence::<#ty>();));
+        }
+    }
+    let exclusive = |x: &Option<crate::attr::Spanned<bool>>| x.as_ref().is_some_and(|x| x.value);
+    if let Some(n) = &m.minimum {
+        let t = &n.tokens;
+        let x = exclusive(&m.exclusive_minimum);
+        edits.push(quote!(__ms::minimum(&mut __s, #t, #x);));
+    }
+    if let Some(n) = &m.maximum {
+        let t = &n.tokens;
+        let x = exclusive(&m.exclusive_maximum);
+        edits.push(quote!(__ms::maximum(&mut __s, #t, #x);));
+    }
+    if let Some(n) = &m.multiple_of {
+        let t = &n.tokens;
+        edits.push(quote!(__s.multiple_of = ::core::option::Option::Some(#t);));
+    }
+    for (slot, value) in [
+        ("min_length", &m.min_length),
+        ("max_length", &m.max_length),
+        ("min_items", &m.min_items),
+        ("max_items", &m.max_items),
+    ] {
+        if let Some(v) = value {
+            let slot = syn::Ident::new(slot, Span::call_site());
+            let v = v.value;
+            edits.push(quote!(__s.#slot = ::core::option::Option::Some(#v);));
+        }
+    }
+    if let Some(p) = &m.pattern {
+        edits.push(quote!(__s.pattern = ::core::option::Option::Some(#p.into());));
+    }
+    if let Some(u) = &m.unique_items {
+        let v = u.value;
+        edits.push(quote!(__s.unique_items = ::core::option::Option::Some(#v);));
+    }
+    if let Some(t) = &m.title {
+        edits.push(quote!(__s.title = ::core::option::Option::Some(#t.into());));
+    }
+    if let Some(d) = m.description.as_ref().or(f.doc.as_ref()) {
+        edits.push(quote!(__s.description = ::core::option::Option::Some(#d.into());));
+    }
+    if edits.is_empty() {
+        base
+    } else {
+        quote!({ let mut __s = #base; #(#edits)* __s })
+    }
+}
+
+fn bson_type_ident(alias: &str) -> syn::Ident {
+    let name = match alias {
+        "double" => "Double",
+        "string" => "String",
+        "object" => "Object",
+        "array" => "Array",
+        "binData" => "BinData",
+        "undefined" => "Undefined",
+        "objectId" => "ObjectId",
+        "bool" => "Bool",
+        "date" => "Date",
+        "null" => "Null",
+        "regex" => "Regex",
+        "dbPointer" => "DbPointer",
+        "javascript" => "JavaScript",
+        "symbol" => "Symbol",
+        "javascriptWithScope" => "JavaScriptWithScope",
+        "int" => "Int",
+        "timestamp" => "Timestamp",
+        "long" => "Long",
+        "decimal" => "Decimal",
+        "minKey" => "MinKey",
+        "maxKey" => "MaxKey",
+        _ => "Number",
+    };
+    syn::Ident::new(name, Span::call_site())
+}
+
+/// The content of a data variant, or `None` for a unit variant.
+fn variant_content(c: &Container, v: &Variant) -> Option<TokenStream> {
+    match v.style {
+        Style::Unit => None,
+        style => Some(content(
+            style,
+            &v.fields,
+            c.deny_unknown_fields,
+            c.has_default,
+        )),
+    }
+}
+
+fn with_doc(v: &Variant, schema: TokenStream) -> TokenStream {
+    match v.mongo.description.as_ref().or(v.doc.as_ref()) {
+        Some(d) => quote!(__ms::describe(#schema, #d)),
+        None => schema,
+    }
+}
+
+fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
+    // A variant never read cannot be in the schema; one never written is still readable.
+    let live: Vec<&Variant> = variants.iter().filter(|v| !v.skip_deserializing).collect();
+    let (tagged, untagged): (Vec<&Variant>, Vec<&Variant>) = live
+        .iter()
+        .partition(|v| !v.untagged && !matches!(c.tag, Tag::Untagged));
+    let mut branches: Vec<TokenStream> = Vec::new();
+    match &c.tag {
+        Tag::External => {
+            let units: Vec<&String> = tagged
+                .iter()
+                .filter(|v| v.style == Style::Unit)
+                .flat_map(|v| v.read_names.iter())
+                .collect();
+            if !units.is_empty() {
+                branches.push(quote!(__ms::string_enum([#(#units),*])));
+            }
+            for v in tagged.iter().filter(|v| v.style != Style::Unit) {
+                let content = variant_content(c, v).expect("data variant");
+                for name in &v.read_names {
+                    branches.push(with_doc(v, quote!(__ms::external(#name, #content))));
+                }
+            }
+        }
+        Tag::Internal(tag) => {
+            for v in &tagged {
+                let names: Vec<&String> = if v.other {
+                    Vec::new()
+                } else {
+                    v.read_names.iter().collect()
+                };
+                let content = match variant_content(c, v) {
+                    Some(t) => quote!(::core::option::Option::Some(#t)),
+                    None => quote!(::core::option::Option::None),
+                };
+                branches.push(with_doc(
+                    v,
+                    quote!(__ms::internal(#tag, &[#(#names),*], #content)),
+                ));
+            }
+        }
+        Tag::Adjacent(tag, content_key) => {
+            let closed = c.deny_unknown_fields;
+            for v in &tagged {
+                let names: Vec<&String> = if v.other {
+                    Vec::new()
+                } else {
+                    v.read_names.iter().collect()
+                };
+                let content = match variant_content(c, v) {
+                    Some(t) => quote!(::core::option::Option::Some(#t)),
+                    None => quote!(::core::option::Option::None),
+                };
+                branches.push(with_doc(
+                    v,
+                    quote!(__ms::adjacent(#tag, #content_key, &[#(#names),*], #content, #closed)),
+                ));
+            }
+        }
+        Tag::Untagged => {}
+    }
+    for v in &untagged {
+        let content = variant_content(c, v).unwrap_or_else(|| quote!(__ms::null()));
+        branches.push(with_doc(v, content));
+    }
+    if branches.is_empty() {
+        // No variant can be read: nothing is valid.
+        return quote!(__ms::JsonSchema {
+            not: ::core::option::Option::Some(::std::boxed::Box::new(__ms::JsonSchema::any())),
+            ..__ms::JsonSchema::any()
+        });
+    }
+    quote!(__ms::any_of(::std::vec![#(#branches),*]))
+}

@@ -27,6 +27,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Write the live catalog (listCollections and listIndexes, verbatim) to a file.
     Snapshot(SnapshotArgs),
+    /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB.
+    Lint(LintArgs),
 }
 
 /// How to reach the deployment.

@@ -71,6 +71,12 @@ pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
     run(std::env::args_os(), Some(&collections), &mut Console::std()).into()
 }
 
+/// An application's own binary, declarations gathered from every `#[mongo(collection = ...)]`
+/// type linked into it (`mongo_schema::registry`).
+pub fn main_registered() -> ExitCode {
+    main_with(mongo_schema::registry::collections())
+}
+
 /// Parses `args` (the first is the program name), runs the command against `console`, and reports
 /// any error on its stderr.
 ///

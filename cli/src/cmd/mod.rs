@@ -2,18 +2,18 @@
 //! declared collections, loading the live catalog, writing output.
 
 pub mod generate;
+pub mod lint;
 pub mod snapshot;
 
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use bson::Bson;
 use mongo_schema::collection::CollectionSpec;
+use mongo_schema::manifest::Manifest;
 
 use crate::Outcome;
 use crate::args::{Command, DeclaredArgs};
 use crate::console::Console;
-use crate::extjson;
 
 /// Runs one parsed command.
 ///
@@ -31,13 +31,14 @@ pub fn run(
     match command {
         Command::Generate(args) => generate::run(args, linked, console),
         Command::Snapshot(args) => snapshot::run(args, console),
+        Command::Lint(args) => lint::run(args, linked, console),
     }
 }
 
 fn connection_string(command: &Command) -> Option<&str> {
     match command {
         Command::Snapshot(args) => args.connect.uri.as_deref(),
-        Command::Generate(_) => None,
+        Command::Generate(_) | Command::Lint(_) => None,
     }
 }
 
@@ -62,48 +63,21 @@ pub fn declared(
     Ok(specs)
 }
 
-/// Reads a manifest file: `{"collections": [{name, options, indexes, shardKey}, ...]}`.
+/// Reads a manifest file (`{"collections": [{name, options, indexes, shardKey}, ...]}`) and checks
+/// each declaration as the server would.
 ///
 /// # Errors
-/// The file cannot be read, is not Extended JSON (line and column), or an entry is malformed
-/// (its path).
+/// The file cannot be read, is not Extended JSON (line and column), an entry is malformed (its
+/// path), or a declaration would be refused by the server.
 pub fn read_manifest(path: &Path) -> anyhow::Result<Vec<CollectionSpec>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read manifest file {}", path.display()))?;
-    parse_manifest(&text).with_context(|| format!("bad manifest file {}", path.display()))
-}
-
-/// Parses the text of a manifest; see [`read_manifest`].
-///
-/// # Errors
-/// Not Extended JSON (line and column), or an entry is malformed (its path).
-pub fn parse_manifest(text: &str) -> anyhow::Result<Vec<CollectionSpec>> {
-    let value = extjson::parse(text).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let Bson::Document(top) = value else {
-        bail!("at $: expected an object with \"collections\"");
-    };
-    if let Some(key) = top.keys().find(|k| k.as_str() != "collections") {
-        bail!("at $.{key}: unknown field; expected only \"collections\"");
-    }
-    let Some(Bson::Array(entries)) = top.get("collections") else {
-        bail!("at $.collections: expected an array of collections");
-    };
-    let mut specs = Vec::with_capacity(entries.len());
-    for (i, entry) in entries.iter().enumerate() {
-        let Bson::Document(entry) = entry else {
-            bail!("at $.collections[{i}]: expected an object");
-        };
-        let spec = CollectionSpec::from_manifest_document(entry)
-            .map_err(|e| anyhow::anyhow!("at $.collections[{i}].{e}"))?;
-        if specs.iter().any(|s: &CollectionSpec| s.name == spec.name) {
-            bail!(
-                "at $.collections[{i}].name: collection {:?} declared twice",
-                spec.name
-            );
-        }
-        specs.push(spec);
-    }
-    Ok(specs)
+    let manifest = Manifest::from_json(&text)
+        .with_context(|| format!("bad manifest file {}", path.display()))?;
+    manifest
+        .check()
+        .with_context(|| format!("bad manifest file {}", path.display()))?;
+    Ok(manifest.collections)
 }
 
 /// Writes `text` to `path`, or to stdout when there is none.

@@ -1,0 +1,70 @@
+//! GitHub Actions workflow commands: one `::error` / `::warning` / `::notice` line per finding,
+//! shown as annotations on the run (and on `file` when the declarations came from one).
+
+use std::path::Path;
+
+use super::{Finding, Severity};
+
+/// Escapes a message as workflow commands require (`%`, CR and LF).
+pub fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value (`file`, `title`): also `:` and `,`.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One annotation line.
+pub fn annotation(severity: Severity, file: Option<&Path>, title: &str, message: &str) -> String {
+    let mut properties = Vec::new();
+    if let Some(file) = file {
+        properties.push(format!(
+            "file={}",
+            escape_property(&file.display().to_string())
+        ));
+    }
+    properties.push(format!("title={}", escape_property(title)));
+    format!(
+        "::{} {}::{}\n",
+        severity.as_str(),
+        properties.join(","),
+        escape_data(message)
+    )
+}
+
+/// One annotation per finding.
+pub fn findings(findings: &[Finding], file: Option<&Path>) -> String {
+    findings
+        .iter()
+        .map(|f| {
+            annotation(
+                f.severity,
+                file,
+                &format!("mongo-schema {}: {}", f.kind, f.collection),
+                &f.message,
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn properties_and_data_are_escaped() {
+        let line = annotation(
+            Severity::Error,
+            Some(Path::new("a,b.json")),
+            "t: x",
+            "50% done\nnext",
+        );
+        assert_eq!(
+            line,
+            "::error file=a%2Cb.json,title=t%3A x::50%25 done%0Anext\n"
+        );
+    }
+}

@@ -12,6 +12,96 @@ use bson::{Bson, Document};
 use crate::SchemaEvaluator;
 use crate::error::{CommandError, code};
 
+/// Field operators this matcher evaluates.
+const FIELD_OPERATORS: &[&str] = &[
+    "$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$type", "$size", "$all",
+    "$not",
+];
+
+/// Parses a filter without evaluating it, so a bad filter fails even on an empty collection, as
+/// the server's parser does: unknown operators (BadValue 2), malformed `$and`/`$or`/`$nor`,
+/// `$in`/`$nin` without an array, and `$jsonSchema` the evaluator refuses (FailedToParse 9).
+pub(crate) fn check(
+    filter: &Document,
+    evaluator: Option<&dyn SchemaEvaluator>,
+) -> Result<(), CommandError> {
+    for (key, value) in filter {
+        match key.as_str() {
+            "$and" | "$or" | "$nor" => {
+                for clause in clauses(value, key)? {
+                    check(clause, evaluator)?;
+                }
+            }
+            "$jsonSchema" => {
+                let Bson::Document(schema) = value else {
+                    return Err(CommandError::new(
+                        code::TYPE_MISMATCH,
+                        "$jsonSchema must be an object",
+                    ));
+                };
+                schema_evaluator(evaluator)?
+                    .check(schema)
+                    .map_err(|m| CommandError::new(code::FAILED_TO_PARSE, m))?;
+            }
+            "$comment" => {}
+            other if other.starts_with('$') => {
+                return Err(CommandError::new(
+                    code::BAD_VALUE,
+                    format!("unknown top level operator: {other}"),
+                ));
+            }
+            _ => {
+                if let Some(operators) = is_operator_document(value) {
+                    check_operators(operators)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_operators(operators: &Document) -> Result<(), CommandError> {
+    for (op, operand) in operators {
+        if !FIELD_OPERATORS.contains(&op.as_str()) {
+            return Err(CommandError::new(
+                code::BAD_VALUE,
+                format!("unknown operator: {op}"),
+            ));
+        }
+        match (op.as_str(), operand) {
+            ("$in" | "$nin" | "$all", Bson::Array(_)) => {}
+            ("$in" | "$nin" | "$all", _) => {
+                return Err(CommandError::new(
+                    code::BAD_VALUE,
+                    format!("{op} needs an array"),
+                ));
+            }
+            ("$not", inner) => match is_operator_document(inner) {
+                Some(inner) => check_operators(inner)?,
+                None => {
+                    return Err(CommandError::new(
+                        code::BAD_VALUE,
+                        "$not needs a regex or a document",
+                    ));
+                }
+            },
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn schema_evaluator(
+    evaluator: Option<&dyn SchemaEvaluator>,
+) -> Result<&dyn SchemaEvaluator, CommandError> {
+    evaluator.ok_or_else(|| {
+        CommandError::new(
+            code::BAD_VALUE,
+            "test server: $jsonSchema needs a SchemaEvaluator (TestServer::set_schema_evaluator)",
+        )
+    })
+}
+
 /// Whether `doc` matches `filter`.
 pub(crate) fn matches(
     filter: &Document,
@@ -35,16 +125,7 @@ pub(crate) fn matches(
                         "$jsonSchema must be an object",
                     ));
                 };
-                let evaluator = evaluator.ok_or_else(|| {
-                    CommandError::new(
-                        code::BAD_VALUE,
-                        "test server: $jsonSchema needs a SchemaEvaluator (TestServer::set_schema_evaluator)",
-                    )
-                })?;
-                evaluator
-                    .check(schema)
-                    .map_err(|m| CommandError::new(code::FAILED_TO_PARSE, m))?;
-                evaluator.evaluate(schema, doc).is_ok()
+                schema_evaluator(evaluator)?.evaluate(schema, doc).is_ok()
             }
             "$comment" => true,
             other if other.starts_with('$') => {
@@ -420,6 +501,15 @@ mod tests {
     fn json_schema_without_evaluator_is_an_error() {
         let err = matches(&doc! {"$jsonSchema": {}}, &doc! {}, None).unwrap_err();
         assert_eq!(err.code, code::BAD_VALUE);
+        let err = check(&doc! {"a": 1, "$jsonSchema": {}}, None).unwrap_err();
+        assert_eq!(err.code, code::BAD_VALUE);
+    }
+
+    #[test]
+    fn check_rejects_unknown_operators_at_any_depth() {
+        assert!(check(&doc! {"$or": [{"a": {"$not": {"$frob": 1}}}]}, None).is_err());
+        assert!(check(&doc! {"a": {"$in": 1}}, None).is_err());
+        assert!(check(&doc! {"a": {"$gt": 1}, "b": {"x": 1}}, None).is_ok());
     }
 
     #[test]

@@ -104,6 +104,7 @@ fn filtered(
     filter: &Document,
 ) -> Result<Vec<Document>, CommandError> {
     let evaluator = state.evaluator.clone();
+    matcher::check(filter, evaluator.as_deref())?;
     let Some(collection) = state.collection(db, name) else {
         return Ok(Vec::new());
     };
@@ -219,6 +220,7 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
         };
         docs = match (op.as_str(), arg) {
             ("$match", Bson::Document(filter)) => {
+                matcher::check(filter, evaluator.as_deref())?;
                 let mut kept = Vec::new();
                 for doc in docs {
                     if matcher::matches(filter, &doc, evaluator.as_deref())? {

@@ -51,6 +51,7 @@ pub(crate) fn explain(state: &mut State, cx: &Context<'_>) -> Result<Document, C
         })
         .unwrap_or_default();
     let evaluator = state.evaluator.clone();
+    matcher::check(&filter, evaluator.as_deref())?;
     let (examined, returned) = match state.collection(cx.db, &collection) {
         Some(c) => {
             let mut returned = 0;

@@ -17,6 +17,7 @@ pub(crate) fn list_databases(
     let filter = cx.document("filter")?.cloned().unwrap_or_default();
     let name_only = cx.flag("nameOnly");
     let evaluator = state.evaluator.clone();
+    matcher::check(&filter, evaluator.as_deref())?;
     let mut databases = Vec::new();
     let mut total: i64 = 0;
     for (name, database) in &state.databases {
@@ -73,6 +74,7 @@ pub(crate) fn list_collections(
     let name_only = cx.flag("nameOnly");
     let batch_size = cx.batch_size()?;
     let evaluator = state.evaluator.clone();
+    matcher::check(&filter, evaluator.as_deref())?;
     let mut entries = Vec::new();
     if let Some(database) = state.databases.get(cx.db) {
         for collection in &database.collections {

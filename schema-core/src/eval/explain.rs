@@ -76,6 +76,31 @@ fn specified(key: &str, value: Bson) -> Document {
     d
 }
 
+/// `specifiedAs`: the keyword as written in the validator, or as the IR renders it.
+fn kw(src: &Document, key: &str, fallback: Bson) -> Document {
+    specified(key, src.get(key).cloned().unwrap_or(fallback))
+}
+
+static EMPTY: std::sync::LazyLock<Document> = std::sync::LazyLock::new(Document::new);
+
+/// The source of a subschema: `src[key]`.
+fn child<'a>(src: &'a Document, key: &str) -> &'a Document {
+    src.get_document(key).unwrap_or(&EMPTY)
+}
+
+/// The source of a subschema in a list: `src[key][i]`.
+fn child_at<'a>(src: &'a Document, key: &str, i: usize) -> &'a Document {
+    match src.get_array(key).ok().and_then(|a| a.get(i)) {
+        Some(Bson::Document(d)) => d,
+        _ => &EMPTY,
+    }
+}
+
+/// The source of a named subschema: `src[key][name]`.
+fn child_in<'a>(src: &'a Document, key: &str, name: &str) -> &'a Document {
+    child(src, key).get_document(name).unwrap_or(&EMPTY)
+}
+
 impl Explainer {
     fn fail(&mut self, path: &str, message: String) {
         self.failures.push(Failure {
@@ -89,6 +114,7 @@ impl Explainer {
     pub(crate) fn rules(
         &mut self,
         s: &JsonSchema,
+        src: &Document,
         n: &Node,
         t: u8,
         v: &[u8],
@@ -124,7 +150,7 @@ impl Explainer {
             );
             out.push(doc! {
                 "operatorName": name,
-                "specifiedAs": specified(name, spec),
+                "specifiedAs": kw(src, name, spec),
                 "reason": "type did not match",
                 "consideredValue": to_bson(t, v)?,
                 "consideredType": type_alias(t),
@@ -136,11 +162,7 @@ impl Explainer {
                 path,
                 "value is not encrypted (binData subtype 6)".to_string(),
             );
-            out.push(doc! {
-                "operatorName": "encrypt",
-                "reason": "value was not encrypted",
-                "consideredValue": to_bson(t, v)?,
-            });
+            out.push(doc! { "operatorName": "encrypt", "reason": "value was not encrypted" });
         }
         match t {
             ty::INT32 | ty::INT64 | ty::DOUBLE | ty::DECIMAL => {
@@ -157,7 +179,7 @@ impl Explainer {
                         );
                         out.push(doc! {
                             "operatorName": "multipleOf",
-                            "specifiedAs": specified("multipleOf", m),
+                            "specifiedAs": kw(src, "multipleOf", m),
                             "reason": "considered value is not a multiple of the specified value",
                             "consideredValue": value,
                         });
@@ -167,7 +189,7 @@ impl Explainer {
                         if within(x, b, excl, is_min) {
                             continue;
                         }
-                        let (kw, ex_kw, ir) = if is_min {
+                        let (key, ex_kw, ir) = if is_min {
                             ("minimum", "exclusiveMinimum", s.minimum)
                         } else {
                             ("maximum", "exclusiveMaximum", s.maximum)
@@ -184,12 +206,12 @@ impl Explainer {
                             path,
                             format!("{} is {relation} {}", show(&value), show(&bound_bson)),
                         );
-                        let mut spec = specified(kw, bound_bson);
+                        let mut spec = kw(src, key, bound_bson);
                         if excl {
                             spec.insert(ex_kw, true);
                         }
                         out.push(doc! {
-                            "operatorName": kw,
+                            "operatorName": key,
                             "specifiedAs": spec,
                             "reason": "comparison failed",
                             "consideredValue": value,
@@ -215,13 +237,13 @@ impl Explainer {
                         );
                         out.push(doc! {
                             "operatorName": "pattern",
-                            "specifiedAs": { "pattern": pat },
+                            "specifiedAs": kw(src, "pattern", Bson::String(pat)),
                             "reason": "regular expression did not match",
                             "consideredValue": value,
                         });
                     }
                     let len = code_points(text);
-                    for (kw, limit, too) in [
+                    for (key, limit, too) in [
                         ("maxLength", r.max_length, true),
                         ("minLength", r.min_length, false),
                     ] {
@@ -238,8 +260,8 @@ impl Explainer {
                                 ),
                             );
                             out.push(doc! {
-                                "operatorName": kw,
-                                "specifiedAs": specified(kw, count_bson(m)),
+                                "operatorName": key,
+                                "specifiedAs": kw(src, key, count_bson(m)),
                                 "reason": "specified string length was not satisfied",
                                 "consideredValue": value,
                             });
@@ -249,12 +271,12 @@ impl Explainer {
             }
             ty::ARRAY => {
                 if let Some(r) = &n.array {
-                    self.array_rules(s, r, v, path, &mut out)?;
+                    self.array_rules(s, src, r, v, path, &mut out)?;
                 }
             }
             ty::DOCUMENT => {
                 if let Some(r) = &n.object {
-                    self.object_rules(s, r, v, path, &mut out)?;
+                    self.object_rules(s, src, r, v, path, &mut out)?;
                 }
             }
             _ => {}
@@ -264,7 +286,7 @@ impl Explainer {
             let mut failed = Vec::new();
             for (i, (x, xn)) in list.iter().zip(&n.all_of).enumerate() {
                 if !check(xn, t, v)? {
-                    let details = self.rules(x, xn, t, v, path)?;
+                    let details = self.rules(x, child_at(src, "allOf", i), xn, t, v, path)?;
                     failed.push(doc! { "index": i as i32, "details": details });
                 }
             }
@@ -286,7 +308,7 @@ impl Explainer {
                 };
                 let mut failed = Vec::new();
                 for (i, (x, xn)) in list.iter().zip(&n.any_of).enumerate() {
-                    let details = sub.rules(x, xn, t, v, path)?;
+                    let details = sub.rules(x, child_at(src, "anyOf", i), xn, t, v, path)?;
                     failed.push(doc! { "index": i as i32, "details": details });
                 }
                 self.fail(
@@ -309,7 +331,7 @@ impl Explainer {
                 };
                 let mut failed = Vec::new();
                 for (i, (x, xn)) in list.iter().zip(&n.one_of).enumerate() {
-                    let details = sub.rules(x, xn, t, v, path)?;
+                    let details = sub.rules(x, child_at(src, "oneOf", i), xn, t, v, path)?;
                     failed.push(doc! { "index": i as i32, "details": details });
                 }
                 self.fail(
@@ -329,15 +351,11 @@ impl Explainer {
                 });
             }
         }
-        if let (Some(x), Some(xn)) = (&s.not, &n.not)
+        if let Some(xn) = &n.not
             && check(xn, t, v)?
         {
             self.fail(path, "matches the schema given in not".to_string());
-            out.push(doc! {
-                "operatorName": "not",
-                "specifiedAs": { "not": x.to_document() },
-                "reason": "child expression matched",
-            });
+            out.push(doc! { "operatorName": "not", "reason": "child expression matched" });
         }
         if let (Some(values), Some(e)) = (&s.enumeration, &n.enumeration)
             && !in_enum(&e.members, t, v)?
@@ -353,7 +371,7 @@ impl Explainer {
             );
             out.push(doc! {
                 "operatorName": "enum",
-                "specifiedAs": { "enum": values.clone() },
+                "specifiedAs": kw(src, "enum", Bson::Array(values.clone())),
                 "reason": "value was not found in enum",
                 "consideredValue": value,
             });
@@ -364,6 +382,7 @@ impl Explainer {
     fn array_rules(
         &mut self,
         s: &JsonSchema,
+        src: &Document,
         r: &super::compile::ArrRules,
         v: &[u8],
         path: &str,
@@ -376,7 +395,7 @@ impl Explainer {
                 len += 1;
             }
         }
-        for (kw, limit, too) in [
+        for (key, limit, too) in [
             ("minItems", r.min_items, false),
             ("maxItems", r.max_items, true),
         ] {
@@ -389,8 +408,8 @@ impl Explainer {
                     format!("array has {len} items, {word} than the {which} {m}"),
                 );
                 out.push(doc! {
-                    "operatorName": kw,
-                    "specifiedAs": specified(kw, count_bson(m)),
+                    "operatorName": key,
+                    "specifiedAs": kw(src, key, count_bson(m)),
                     "reason": "array did not match specified length",
                     "consideredValue": to_bson(ty::ARRAY, v)?,
                     "numberOfItems": len as i64,
@@ -404,7 +423,7 @@ impl Explainer {
             self.fail(path, format!("items {i} and {j} are equal"));
             out.push(doc! {
                 "operatorName": "uniqueItems",
-                "specifiedAs": { "uniqueItems": true },
+                "specifiedAs": kw(src, "uniqueItems", Bson::Boolean(true)),
                 "reason": "found a duplicate item",
                 "consideredValue": to_bson(ty::ARRAY, v)?,
                 "duplicatedValue": dup,
@@ -416,8 +435,14 @@ impl Explainer {
                 let mut i = 0usize;
                 while let Some(e) = it.next_elem()? {
                     if !check(xn, e.ty, e.value)? {
-                        let details =
-                            self.rules(x, xn, e.ty, e.value, &join(path, &i.to_string()))?;
+                        let details = self.rules(
+                            x,
+                            child(src, "items"),
+                            xn,
+                            e.ty,
+                            e.value,
+                            &join(path, &i.to_string()),
+                        )?;
                         let mut entry = doc! { "operatorName": "items" };
                         annotate(&mut entry, x);
                         entry.insert("reason", "At least one item did not match the sub-schema");
@@ -440,7 +465,14 @@ impl Explainer {
                     match (list_n.get(i), list.get(i)) {
                         (Some(xn), Some(x)) => {
                             if !check(xn, e.ty, e.value)? {
-                                let details = self.rules(x, xn, e.ty, e.value, &ipath)?;
+                                let details = self.rules(
+                                    x,
+                                    child_at(src, "items", i),
+                                    xn,
+                                    e.ty,
+                                    e.value,
+                                    &ipath,
+                                )?;
                                 failed.push(doc! { "itemIndex": i as i32, "details": details });
                             }
                         }
@@ -456,7 +488,14 @@ impl Explainer {
                             (Some(Extra::Schema(xn)), Some(Additional::Schema(x)))
                                 if extra_failed.is_none() && !check(xn, e.ty, e.value)? =>
                             {
-                                let details = self.rules(x, xn, e.ty, e.value, &ipath)?;
+                                let details = self.rules(
+                                    x,
+                                    child(src, "additionalItems"),
+                                    xn,
+                                    e.ty,
+                                    e.value,
+                                    &ipath,
+                                )?;
                                 let mut entry = doc! { "operatorName": "additionalItems" };
                                 annotate(&mut entry, x);
                                 entry.insert(
@@ -478,7 +517,7 @@ impl Explainer {
                 if !extras.is_empty() {
                     out.push(doc! {
                         "operatorName": "additionalItems",
-                        "specifiedAs": { "additionalItems": false },
+                        "specifiedAs": kw(src, "additionalItems", Bson::Boolean(false)),
                         "reason": "found additional items",
                         "additionalItems": extras,
                     });
@@ -496,6 +535,7 @@ impl Explainer {
     fn object_rules(
         &mut self,
         s: &JsonSchema,
+        src: &Document,
         r: &super::compile::ObjRules,
         v: &[u8],
         path: &str,
@@ -516,12 +556,13 @@ impl Explainer {
             let mut named = false;
             if let Some(slot) = r.lookup.find(e.name) {
                 let again = seen.insert(slot);
-                if let (Some(xn), Some((_, x))) =
+                if let (Some(xn), Some((pname, x))) =
                     (r.properties.get(slot), s.properties.get_index(slot))
                 {
                     named = true;
                     if !again && !check(xn, e.ty, e.value)? {
-                        let details = self.rules(x, xn, e.ty, e.value, &fpath)?;
+                        let xsrc = child_in(src, "properties", pname);
+                        let details = self.rules(x, xsrc, xn, e.ty, e.value, &fpath)?;
                         let mut entry = doc! { "propertyName": name.clone() };
                         annotate(&mut entry, x);
                         entry.insert("details", details);
@@ -535,7 +576,8 @@ impl Explainer {
                     matched = true;
                     if !check(xn, e.ty, e.value)? {
                         let (pat, x) = patterns[k];
-                        let details = self.rules(x, xn, e.ty, e.value, &fpath)?;
+                        let xsrc = child_in(src, "patternProperties", pat);
+                        let details = self.rules(x, xsrc, xn, e.ty, e.value, &fpath)?;
                         pattern_failed.push(doc! {
                             "propertyName": name.clone(),
                             "regexMatched": pat.clone(),
@@ -556,7 +598,8 @@ impl Explainer {
                     (Some(Extra::Schema(xn)), Some(Additional::Schema(x)))
                         if !check(xn, e.ty, e.value)? =>
                     {
-                        let details = self.rules(x, xn, e.ty, e.value, &fpath)?;
+                        let xsrc = child(src, "additionalProperties");
+                        let details = self.rules(x, xsrc, xn, e.ty, e.value, &fpath)?;
                         additional_failed.push(doc! { "propertyName": name, "details": details });
                     }
                     _ => {}
@@ -569,7 +612,7 @@ impl Explainer {
         if !not_allowed.is_empty() {
             out.push(doc! {
                 "operatorName": "additionalProperties",
-                "specifiedAs": { "additionalProperties": false },
+                "specifiedAs": kw(src, "additionalProperties", Bson::Boolean(false)),
                 "additionalProperties": not_allowed,
             });
         }
@@ -583,23 +626,25 @@ impl Explainer {
         if !pattern_failed.is_empty() {
             out.push(doc! { "operatorName": "patternProperties", "details": pattern_failed });
         }
-        let missing: Vec<&str> = r
+        // The server lists missing required properties sorted by name.
+        let mut missing: Vec<&str> = r
             .required
             .iter()
             .filter(|&&slot| !seen.contains(slot))
             .map(|&slot| r.names[slot].as_str())
             .collect();
+        missing.sort_unstable();
         if !missing.is_empty() {
             for m in &missing {
                 self.fail(&join(path, m), "required property is missing".to_string());
             }
             out.push(doc! {
                 "operatorName": "required",
-                "specifiedAs": { "required": s.required.clone().unwrap_or_default() },
+                "specifiedAs": kw(src, "required", Bson::from(s.required.clone().unwrap_or_default())),
                 "missingProperties": missing,
             });
         }
-        for (kw, limit, too) in [
+        for (key, limit, too) in [
             ("minProperties", r.min_properties, false),
             ("maxProperties", r.max_properties, true),
         ] {
@@ -612,8 +657,8 @@ impl Explainer {
                     format!("object has {count} properties, {word} than the {which} {m}"),
                 );
                 out.push(doc! {
-                    "operatorName": kw,
-                    "specifiedAs": specified(kw, count_bson(m)),
+                    "operatorName": key,
+                    "specifiedAs": kw(src, key, count_bson(m)),
                     "reason": "specified number of properties was not satisfied",
                     "numberOfProperties": count as i32,
                 });
@@ -643,7 +688,8 @@ impl Explainer {
                 }
                 (Dep::Schema(xn), Dependency::Schema(x)) => {
                     if !check(xn, ty::DOCUMENT, v)? {
-                        let details = self.rules(x, xn, ty::DOCUMENT, v, path)?;
+                        let xsrc = child_in(src, "dependencies", name);
+                        let details = self.rules(x, xsrc, xn, ty::DOCUMENT, v, path)?;
                         failing_deps
                             .push(doc! { "conditionalProperty": name.clone(), "details": details });
                     }

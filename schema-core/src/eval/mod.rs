@@ -73,6 +73,8 @@ use crate::schema::parse::{ParseError, ParsedValidator};
 #[derive(Debug)]
 pub struct Validator {
     schema: JsonSchema,
+    /// The schema as written, for `specifiedAs` in explanations.
+    source: Document,
     root: compile::Node,
     not_evaluated: Document,
 }
@@ -119,6 +121,7 @@ impl Validator {
     pub fn new(schema: &JsonSchema) -> Result<Validator, CompileError> {
         Ok(Validator {
             root: compile::compile(schema, "", true)?,
+            source: schema.to_document(),
             schema: schema.clone(),
             not_evaluated: Document::new(),
         })
@@ -137,6 +140,11 @@ impl Validator {
             CompileError::Rejected(p) => p,
         })?;
         v.not_evaluated = parsed.not_evaluated;
+        if let Ok(source) = validator.get_document("$jsonSchema") {
+            v.source = source.clone();
+        } else if v.not_evaluated.is_empty() {
+            v.source = validator.clone();
+        }
         Ok(v)
     }
 
@@ -208,18 +216,31 @@ impl Validator {
             failures: Vec::new(),
         };
         let rules = explainer
-            .rules(&self.schema, &self.root, raw::ty::DOCUMENT, bytes, "")
+            .rules(
+                &self.schema,
+                &self.source,
+                &self.root,
+                raw::ty::DOCUMENT,
+                bytes,
+                "",
+            )
             .map_err(|_| malformed())?;
         let summaries = explainer
             .failures
             .into_iter()
             .map(|f| format!("{}: {}", f.path, f.message))
             .collect();
+        // The root schema's title and description sit beside the operator name (5.1+).
+        let mut details = bson::doc! { "operatorName": "$jsonSchema" };
+        if let Some(t) = &self.schema.title {
+            details.insert("title", t.clone());
+        }
+        if let Some(d) = &self.schema.description {
+            details.insert("description", d.clone());
+        }
+        details.insert("schemaRulesNotSatisfied", rules);
         Ok(Verdict {
-            details: Some(bson::doc! {
-                "operatorName": "$jsonSchema",
-                "schemaRulesNotSatisfied": rules,
-            }),
+            details: Some(details),
             summaries,
         })
     }

@@ -144,6 +144,18 @@ const KNOWN: [&str; 31] = [
     "uniqueItems",
 ];
 
+/// Top-level query operators that make a validator document a query rather than a bare schema.
+const QUERY_OPERATORS: [&str; 8] = [
+    "$and",
+    "$or",
+    "$nor",
+    "$expr",
+    "$where",
+    "$text",
+    "$comment",
+    "$alwaysFalse",
+];
+
 /// A validator document split into the part evaluated locally and the rest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedValidator {
@@ -158,9 +170,10 @@ impl ParsedValidator {
     /// Parses a validator: `{"$jsonSchema": {...}, ...other query operators}` or a bare schema.
     ///
     /// A document with `$jsonSchema` is a query validator: the schema is parsed and every other
-    /// top-level entry lands in [`ParsedValidator::not_evaluated`]. A document without it whose
-    /// keys include a query operator (`$and`, `$expr`, ...) other than the schema keywords `$ref`
-    /// and `$schema` is a query with no schema. Anything else is a bare schema.
+    /// top-level entry lands in [`ParsedValidator::not_evaluated`]. A document without it is a
+    /// query with no schema when a key is a top-level query operator (`$and`, `$or`, `$nor`,
+    /// `$expr`, ...) or a field name that is not a schema keyword (`{status: "open"}`); anything
+    /// else is a bare schema, parsed (and rejected) as the server parses `$jsonSchema`.
     ///
     /// ```
     /// use mongo_schema::schema::parse::ParsedValidator;
@@ -191,9 +204,13 @@ impl ParsedValidator {
                 not_evaluated: rest,
             });
         }
-        let is_query = validator
-            .keys()
-            .any(|k| k.starts_with('$') && k != "$ref" && k != "$schema");
+        let is_query = validator.keys().any(|k| {
+            if k.starts_with('$') {
+                QUERY_OPERATORS.contains(&k.as_str())
+            } else {
+                !KNOWN.contains(&k.as_str()) && !UNSUPPORTED.contains(&k.as_str())
+            }
+        });
         if is_query {
             return Ok(ParsedValidator {
                 schema: None,

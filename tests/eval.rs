@@ -1,0 +1,219 @@
+//! Conformance of the local `$jsonSchema` evaluator with the server, table-driven.
+//!
+//! Each file in `eval_cases/` holds cases that name the manual page or server source/test they
+//! encode. Values are Extended JSON (relaxed numbers: `5` is an int, `5.0` a double; canonical
+//! wrappers for other types). A case is one of:
+//! - `schema` + `valid` / `invalid`: whole documents the validator accepts or rejects;
+//! - `property` + `valid_values` / `invalid_values`: the schema of property `v`, and values of
+//!   `v` in documents `{v: value}` (the property is required);
+//! - `schema` + `parse_error` `{path, code, reason}`: the server rejects the schema;
+//! - `schema` + `document` + `details` (+ `summaries`): the rejection's `errInfo.details`.
+
+use std::path::Path;
+
+use bson::{Bson, Document, RawDocumentBuf};
+use mongo_schema::eval::Validator;
+use serde_json::Value;
+
+fn to_doc(v: &Value, what: &str) -> Document {
+    match Bson::try_from(v.clone()) {
+        Ok(Bson::Document(d)) => d,
+        other => panic!("{what}: not an Extended JSON document: {other:?}"),
+    }
+}
+
+fn to_bson(v: &Value, what: &str) -> Bson {
+    Bson::try_from(v.clone()).unwrap_or_else(|e| panic!("{what}: bad Extended JSON: {e}"))
+}
+
+fn raw(d: &Document) -> RawDocumentBuf {
+    RawDocumentBuf::try_from(d).expect("documents serialize")
+}
+
+struct Run {
+    checked: usize,
+    failures: Vec<String>,
+}
+
+impl Run {
+    fn expect_verdict(&mut self, label: &str, validator: &Validator, doc: &Document, valid: bool) {
+        self.checked += 1;
+        let bytes = raw(doc);
+        let fast = validator.is_valid(&bytes);
+        let verdict = validator.evaluate(&bytes);
+        let checked = validator
+            .validate_bytes(bytes.as_bytes())
+            .expect("well-formed documents");
+        if fast != valid || verdict.is_valid() != valid || checked.is_valid() != valid {
+            self.failures.push(format!(
+                "{label}: expected {} for {doc}, got is_valid={fast} evaluate={} validate_bytes={}",
+                if valid { "valid" } else { "invalid" },
+                verdict.is_valid(),
+                checked.is_valid()
+            ));
+        }
+        if !valid && (verdict.details().is_none() || verdict.summaries().is_empty()) {
+            self.failures.push(format!(
+                "{label}: rejected {doc} without details or summaries"
+            ));
+        }
+    }
+}
+
+fn run_case(run: &mut Run, file: &str, case: &Value) {
+    let name = case["name"].as_str().unwrap_or("(unnamed)");
+    let label = format!("{file}: {name}");
+    assert!(
+        case["source"].as_str().is_some_and(|s| !s.is_empty()),
+        "{label}: every case names its source"
+    );
+    let schema = if let Some(p) = case.get("property") {
+        let mut s = Document::new();
+        s.insert("required", vec!["v"]);
+        let mut props = Document::new();
+        props.insert("v", to_bson(p, &label));
+        s.insert("properties", props);
+        s
+    } else {
+        to_doc(&case["schema"], &label)
+    };
+    if let Some(expected) = case.get("parse_error") {
+        run.checked += 1;
+        match Validator::from_document(&schema) {
+            Ok(_) => run
+                .failures
+                .push(format!("{label}: schema accepted, expected {expected}")),
+            Err(e) => {
+                let got =
+                    serde_json::json!({"path": e.path(), "code": e.code(), "reason": e.reason()});
+                for key in ["path", "code", "reason"] {
+                    if let Some(want) = expected.get(key)
+                        && *want != got[key]
+                    {
+                        run.failures
+                            .push(format!("{label}: {key}: expected {want}, got {}", got[key]));
+                    }
+                }
+            }
+        }
+        return;
+    }
+    let validator = match Validator::from_document(&schema) {
+        Ok(v) => v,
+        Err(e) => {
+            run.failures.push(format!("{label}: schema rejected: {e}"));
+            return;
+        }
+    };
+    for (key, valid) in [("valid", true), ("invalid", false)] {
+        for d in case[key].as_array().into_iter().flatten() {
+            run.expect_verdict(&label, &validator, &to_doc(d, &label), valid);
+        }
+    }
+    for (key, valid) in [("valid_values", true), ("invalid_values", false)] {
+        for v in case[key].as_array().into_iter().flatten() {
+            let mut d = Document::new();
+            d.insert("v", to_bson(v, &label));
+            run.expect_verdict(&label, &validator, &d, valid);
+        }
+    }
+    if let Some(expected) = case.get("details") {
+        run.checked += 1;
+        let doc = to_doc(&case["document"], &label);
+        let verdict = validator.evaluate(&raw(&doc));
+        let want = to_doc(expected, &label);
+        match verdict.details() {
+            Some(got) if *got == want => {}
+            got => run.failures.push(format!(
+                "{label}: details\n  expected {want}\n  got      {}",
+                got.map_or("none (valid)".to_string(), ToString::to_string)
+            )),
+        }
+        if let Some(summaries) = case.get("summaries") {
+            let want: Vec<String> = serde_json::from_value(summaries.clone()).expect("strings");
+            if verdict.summaries() != want.as_slice() {
+                run.failures.push(format!(
+                    "{label}: summaries\n  expected {want:?}\n  got      {:?}",
+                    verdict.summaries()
+                ));
+            }
+        }
+    }
+    if let Some(expected) = case.get("not_evaluated") {
+        run.checked += 1;
+        let want = to_doc(expected, &label);
+        if *validator.not_evaluated() != want {
+            run.failures.push(format!(
+                "{label}: not_evaluated: expected {want}, got {}",
+                validator.not_evaluated()
+            ));
+        }
+    }
+}
+
+#[test]
+fn eval_cases_match_the_server() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval_cases");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("eval_cases exists")
+        .map(|e| e.expect("readable").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no case files in {}", dir.display());
+    let mut run = Run {
+        checked: 0,
+        failures: Vec::new(),
+    };
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("readable case file");
+        let json: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file = path
+            .file_name()
+            .expect("file name")
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            json["source"].as_str().is_some_and(|s| !s.is_empty()),
+            "{file}: the file names its source"
+        );
+        for case in json["cases"].as_array().expect("cases array") {
+            run_case(&mut run, &file, case);
+        }
+    }
+    assert!(run.checked > 100, "only {} checks ran", run.checked);
+    assert!(
+        run.failures.is_empty(),
+        "{} of {} checks failed:\n{}",
+        run.failures.len(),
+        run.checked,
+        run.failures.join("\n")
+    );
+}
+
+#[test]
+fn malformed_bytes_are_errors_with_offsets_never_panics() {
+    let validator = Validator::from_document(&bson::doc! { "required": ["a"] }).unwrap();
+    let good = raw(&bson::doc! { "a": "text", "b": { "c": [1, 2] } });
+    let bytes = good.as_bytes();
+    // Every truncation and every single-byte corruption is either an error or a verdict.
+    for cut in 0..bytes.len() {
+        assert!(
+            validator.validate_bytes(&bytes[..cut]).is_err(),
+            "cut at {cut}"
+        );
+    }
+    for i in 0..bytes.len() {
+        for v in [0u8, 1, 0x7f, 0xff] {
+            let mut b = bytes.to_vec();
+            b[i] = v;
+            let _ = validator.validate_bytes(&b);
+            let _ = validator.is_valid_bytes(&b);
+        }
+    }
+    let mut lying = bytes.to_vec();
+    lying[0] = 200;
+    let e = validator.validate_bytes(&lying).unwrap_err();
+    assert_eq!(e.offset, 0);
+}

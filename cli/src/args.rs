@@ -27,6 +27,8 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Write the live catalog (listCollections and listIndexes, verbatim) to a file.
     Snapshot(SnapshotArgs),
+    /// Count live documents each declared validator would reject. Read-only.
+    Audit(AuditArgs),
     /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB.
     Lint(LintArgs),
 }

@@ -189,20 +189,23 @@ pub async fn read_live(
             (position, name, listed)
         });
     }
-    let mut listed = Vec::new();
+    let mut results = Vec::new();
     while let Some(done) = tasks.join_next().await {
-        let (position, name, result) = done.context("a listIndexes task failed")?;
+        results.push(done.context("a listIndexes task failed")?);
+    }
+    // Report in listing order, whichever call finished first, so the same failure always reads
+    // the same.
+    results.sort_by_key(|(position, _, _)| *position);
+    let mut indexes = IndexMap::new();
+    for (_, name, result) in results {
         match result {
-            Ok(Some(entries)) => listed.push((position, name, entries)),
+            Ok(Some(entries)) => {
+                indexes.insert(name, entries);
+            }
             Ok(None) => collections.retain(|c| c.get_str("name").ok() != Some(name.as_str())),
             Err(e) => return Err(e.context(format!("listIndexes on {name} failed"))),
         }
     }
-    listed.sort_by_key(|(position, _, _)| *position);
-    let indexes = listed
-        .into_iter()
-        .map(|(_, name, entries)| (name, entries))
-        .collect();
     Ok(Catalog {
         collections,
         indexes,

@@ -1,6 +1,7 @@
 //! One module per subcommand; this one dispatches and holds what several share: loading the
 //! declared collections, loading the live catalog, writing output.
 
+pub mod audit;
 pub mod generate;
 pub mod lint;
 pub mod snapshot;
@@ -32,12 +33,14 @@ pub fn run(
         Command::Generate(args) => generate::run(args, linked, console),
         Command::Snapshot(args) => snapshot::run(args, console),
         Command::Lint(args) => lint::run(args, linked, console),
+        Command::Audit(args) => audit::run(args, linked, console),
     }
 }
 
 fn connection_string(command: &Command) -> Option<&str> {
     match command {
         Command::Snapshot(args) => args.connect.uri.as_deref(),
+        Command::Audit(args) => args.connect.uri.as_deref(),
         Command::Generate(_) | Command::Lint(_) => None,
     }
 }

@@ -50,6 +50,33 @@ pub fn findings(findings: &[Finding], file: Option<&Path>) -> String {
         .collect()
 }
 
+/// One error annotation per collection with rejected documents.
+pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], file: Option<&Path>) -> String {
+    audits
+        .iter()
+        .filter(|a| a.rejected > 0)
+        .map(|a| {
+            let mut message = format!(
+                "{} of {} documents in {} fail the declared validator",
+                a.rejected, a.total, a.collection
+            );
+            for sample in &a.samples {
+                message.push_str(&format!(
+                    "\n_id {}: {}",
+                    crate::render::human::shown(&sample.id),
+                    sample.reasons.join("; ")
+                ));
+            }
+            annotation(
+                Severity::Error,
+                file,
+                &format!("mongo-schema audit: {}", a.collection),
+                &message,
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

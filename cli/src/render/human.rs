@@ -88,3 +88,55 @@ pub fn findings(findings: &[Finding], what: &str, colour: bool) -> String {
 pub fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
+
+/// A BSON value as people read it in a report (relaxed Extended JSON, one line).
+pub fn shown(value: &bson::Bson) -> String {
+    crate::extjson::to_string_compact(value, crate::extjson::Mode::Relaxed)
+}
+
+/// The audit: rejected documents per collection, with samples and per-version counts.
+pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], colour: bool) -> String {
+    let mut out = String::new();
+    for a in audits {
+        let name = paint(&a.collection, Paint::Bold, colour);
+        if !a.exists {
+            let _ = writeln!(
+                out,
+                "{name}: {}",
+                paint("collection does not exist", Paint::Dim, colour)
+            );
+            continue;
+        }
+        let verdict = format!("{} of {} documents rejected", a.rejected, a.total);
+        let verdict = if a.rejected > 0 {
+            paint(&verdict, Paint::Red, colour)
+        } else {
+            paint(&verdict, Paint::Green, colour)
+        };
+        let _ = writeln!(out, "{name}: {verdict}");
+        for sample in &a.samples {
+            let _ = writeln!(out, "  _id {}", shown(&sample.id));
+            for reason in &sample.reasons {
+                let _ = writeln!(out, "    {reason}");
+            }
+        }
+        for (version, n, rejected) in &a.by_version {
+            let _ = writeln!(
+                out,
+                "  version {}: {n} document{}, {rejected} rejected",
+                shown(version),
+                plural(usize::try_from(*n).unwrap_or(0))
+            );
+        }
+    }
+    let rejected: i64 = audits.iter().map(|a| a.rejected).sum();
+    let with = audits.iter().filter(|a| a.rejected > 0).count();
+    let _ = writeln!(
+        out,
+        "audit: {rejected} document{} rejected in {with} of {} collection{}",
+        plural(usize::try_from(rejected).unwrap_or(0)),
+        audits.len(),
+        plural(audits.len())
+    );
+    out
+}

@@ -28,3 +28,33 @@ pub fn findings(findings: &[Finding]) -> String {
         .collect();
     to_text(doc! {"findings": list})
 }
+
+/// `{"collections": [{collection, exists, total, rejected, samples: [{_id, reasons}], byVersion}]}`.
+pub fn audit(audits: &[crate::cmd::audit::CollectionAudit]) -> String {
+    let list: Vec<Bson> = audits
+        .iter()
+        .map(|a| {
+            let samples: Vec<Bson> = a
+                .samples
+                .iter()
+                .map(|s| Bson::Document(doc! {"_id": s.id.clone(), "reasons": s.reasons.clone()}))
+                .collect();
+            let by_version: Vec<Bson> = a
+                .by_version
+                .iter()
+                .map(|(v, n, r)| {
+                    Bson::Document(doc! {"version": v.clone(), "documents": *n, "rejected": *r})
+                })
+                .collect();
+            Bson::Document(doc! {
+                "collection": &a.collection,
+                "exists": a.exists,
+                "total": a.total,
+                "rejected": a.rejected,
+                "samples": samples,
+                "byVersion": by_version,
+            })
+        })
+        .collect();
+    to_text(doc! {"collections": list})
+}

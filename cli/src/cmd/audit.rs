@@ -1,0 +1,245 @@
+//! `audit`: for each declared validator, how many live documents it would reject (counted by the
+//! server, with a time limit), a sample of them explained by the local evaluator, and optionally
+//! counts per schema version. Read-only: `count` and `aggregate` without `$out`/`$merge`.
+
+use anyhow::Context;
+use bson::{Bson, Document, doc};
+use mongo_schema::collection::CollectionSpec;
+use mongo_schema::eval;
+use mongodb::Database;
+
+use crate::args::{AuditArgs, ReportFormat};
+use crate::console::Console;
+use crate::deployment::{self, block_on};
+use crate::{Outcome, cmd, render};
+
+/// What the audit found for one collection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectionAudit {
+    /// The collection.
+    pub collection: String,
+    /// Whether the collection exists on the deployment.
+    pub exists: bool,
+    /// Documents in the collection.
+    pub total: i64,
+    /// Documents the declared validator rejects.
+    pub rejected: i64,
+    /// Some rejected documents: their `_id` and the local evaluator's explanation.
+    pub samples: Vec<Sample>,
+    /// With `--by-version`: (version value, documents, rejected documents), by version.
+    pub by_version: Vec<(Bson, i64, i64)>,
+}
+
+/// One rejected document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample {
+    /// Its `_id`.
+    pub id: Bson,
+    /// One line per failed rule, `path: what is wrong`.
+    pub reasons: Vec<String>,
+}
+
+/// Audits every declared collection that has a validator.
+///
+/// # Errors
+/// No declarations, connection or authentication failure, a timeout, or a count the server
+/// refuses (including one over `--max-time`).
+pub fn run(
+    args: &AuditArgs,
+    linked: Option<&[CollectionSpec]>,
+    console: &mut Console,
+) -> anyhow::Result<Outcome> {
+    let specs = cmd::declared(&args.declared, linked)?;
+    let with_validator: Vec<&CollectionSpec> =
+        specs.iter().filter(|s| s.validator.is_some()).collect();
+    let progress = console.progress;
+    let mut audits = Vec::new();
+    let mut notes = Vec::new();
+    block_on(args.connect.timeout, async {
+        let deployment = deployment::connect(&args.connect).await?;
+        for (i, spec) in with_validator.iter().enumerate() {
+            if progress {
+                eprint!(
+                    "\raudit: {} ({}/{})\u{1b}[K",
+                    spec.name,
+                    i + 1,
+                    with_validator.len()
+                );
+            }
+            let audit = audit_one(&deployment.db, spec, args)
+                .await
+                .with_context(|| format!("auditing {}", spec.name))?;
+            audits.push(audit);
+        }
+        if progress {
+            eprint!("\r\u{1b}[K");
+        }
+        anyhow::Ok(())
+    })?;
+    for spec in &specs {
+        if spec.validator.is_none() {
+            notes.push(format!(
+                "{}: no validator declared, nothing to audit",
+                spec.name
+            ));
+        }
+    }
+    for note in &notes {
+        console.err(&format!("note: {note}\n"));
+    }
+    let text = match args.output.format.unwrap_or(ReportFormat::Text) {
+        ReportFormat::Text => render::human::audit(&audits, console.colour),
+        ReportFormat::Json => render::json::audit(&audits),
+        ReportFormat::Github => render::github::audit(&audits, args.declared.manifest.as_deref()),
+    };
+    console.out(&text);
+    Ok(if audits.iter().any(|a| a.rejected > 0) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+async fn audit_one(
+    db: &Database,
+    spec: &CollectionSpec,
+    args: &AuditArgs,
+) -> anyhow::Result<CollectionAudit> {
+    let validator = spec
+        .validator
+        .as_ref()
+        .map(|v| v.to_document())
+        .unwrap_or_default();
+    let max_time_ms = i64::try_from(args.max_time.as_millis()).unwrap_or(i64::MAX);
+    let mut audit = CollectionAudit {
+        collection: spec.name.clone(),
+        exists: true,
+        total: 0,
+        rejected: 0,
+        samples: Vec::new(),
+        by_version: Vec::new(),
+    };
+    let listed = command(
+        db,
+        doc! {"listCollections": 1, "filter": {"name": &spec.name}, "nameOnly": true},
+    )
+    .await?;
+    let first_batch = listed
+        .get_document("cursor")
+        .and_then(|c| c.get_array("firstBatch"))
+        .map(Vec::len)
+        .unwrap_or(0);
+    if first_batch == 0 {
+        audit.exists = false;
+        return Ok(audit);
+    }
+    let rejects = doc! {"$nor": [validator.clone()]};
+    audit.total = count(db, &spec.name, Document::new(), max_time_ms).await?;
+    audit.rejected = count(db, &spec.name, rejects.clone(), max_time_ms).await?;
+    if audit.rejected > 0 && args.sample > 0 {
+        let local = eval::Validator::from_document(&validator).ok();
+        let pipeline = vec![
+            doc! {"$match": rejects.clone()},
+            doc! {"$limit": i64::from(args.sample)},
+        ];
+        for found in aggregate(db, &spec.name, pipeline, max_time_ms).await? {
+            let reasons = match &local {
+                Some(v) => match bson::RawDocumentBuf::try_from(&found) {
+                    Ok(raw) => v.evaluate(&raw).summaries().to_vec(),
+                    Err(_) => Vec::new(),
+                },
+                None => Vec::new(),
+            };
+            audit.samples.push(Sample {
+                id: found.get("_id").cloned().unwrap_or(Bson::Null),
+                reasons,
+            });
+        }
+    }
+    if let Some(field) = &args.by_version {
+        let group = doc! {"$group": {"_id": format!("${field}"), "n": {"$sum": 1}}};
+        let sort = doc! {"$sort": {"_id": 1}};
+        let all = aggregate(
+            db,
+            &spec.name,
+            vec![group.clone(), sort.clone()],
+            max_time_ms,
+        )
+        .await?;
+        let bad = aggregate(
+            db,
+            &spec.name,
+            vec![doc! {"$match": rejects}, group, sort],
+            max_time_ms,
+        )
+        .await?;
+        for row in all {
+            let version = row.get("_id").cloned().unwrap_or(Bson::Null);
+            let n = number(row.get("n"));
+            let rejected = bad
+                .iter()
+                .find(|b| b.get("_id") == Some(&version))
+                .map(|b| number(b.get("n")))
+                .unwrap_or(0);
+            audit.by_version.push((version, n, rejected));
+        }
+    }
+    Ok(audit)
+}
+
+fn number(value: Option<&Bson>) -> i64 {
+    match value {
+        Some(Bson::Int32(n)) => i64::from(*n),
+        Some(Bson::Int64(n)) => *n,
+        // Counts are whole numbers; a server may still send them as doubles.
+        Some(Bson::Double(n)) => *n as i64,
+        _ => 0,
+    }
+}
+
+async fn command(db: &Database, body: Document) -> anyhow::Result<Document> {
+    let name = body.keys().next().cloned().unwrap_or_default();
+    db.run_command(body)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .with_context(|| format!("{name} failed"))
+}
+
+async fn count(
+    db: &Database,
+    coll: &str,
+    query: Document,
+    max_time_ms: i64,
+) -> anyhow::Result<i64> {
+    let reply = command(
+        db,
+        doc! {"count": coll, "query": query, "maxTimeMS": max_time_ms},
+    )
+    .await?;
+    Ok(number(reply.get("n")))
+}
+
+async fn aggregate(
+    db: &Database,
+    coll: &str,
+    pipeline: Vec<Document>,
+    max_time_ms: i64,
+) -> anyhow::Result<Vec<Document>> {
+    let mut cursor = db
+        .run_cursor_command(doc! {
+            "aggregate": coll, "pipeline": pipeline, "cursor": {}, "maxTimeMS": max_time_ms,
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("aggregate failed")?;
+    let mut out = Vec::new();
+    while cursor
+        .advance()
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("aggregate failed")?
+    {
+        out.push(Document::try_from(cursor.current()).context("unreadable document")?);
+    }
+    Ok(out)
+}

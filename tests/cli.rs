@@ -1,0 +1,400 @@
+//! Transcripts of the `mongo-schema` command: the stdout, stderr and exit code of each command
+//! and format, pinned with insta (`snapshots/cli__*.snap`). The live path runs the real `mongodb`
+//! driver against the wire-protocol test server, which also records every command it receives.
+
+use std::sync::Arc;
+
+use bson::{Bson, Document, doc};
+use mongo_schema_cli::catalog::Catalog;
+use mongo_schema_cli::{Console, Outcome};
+use mongo_schema_test_support::{
+    BlockingTestServer, Failure, SchemaEvaluator, TestServer, TestServerOptions,
+};
+
+/// The example declarations and the snapshot shipped beside them (paths from this crate).
+const MANIFEST: &str = "../examples/catalog/manifest.json";
+const LIVE: &str = "../examples/catalog/live.json";
+
+/// Runs the command in a captured console; returns the exit outcome and the transcript.
+fn run_in(args: &[&str], input: &str, server: Option<&TestServer>) -> (Outcome, String) {
+    let mut console = Console::captured(input);
+    let mut argv = vec!["mongo-schema"];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_cli::run(argv, None, &mut console);
+    let mut text = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        outcome.code(),
+        console.stdout_text(),
+        console.stderr_text()
+    );
+    if let Some(server) = server {
+        text = text.replace(&server.address().to_string(), "127.0.0.1:PORT");
+    }
+    (outcome, text)
+}
+
+fn run(args: &[&str]) -> (Outcome, String) {
+    run_in(args, "", None)
+}
+
+/// The `$jsonSchema` evaluator the test server uses for audit's queries: ours.
+struct LocalEvaluator;
+
+impl SchemaEvaluator for LocalEvaluator {
+    fn evaluate(&self, schema: &Document, document: &Document) -> Result<(), Document> {
+        let validator = mongo_schema::eval::Validator::from_document(&doc! {"$jsonSchema": schema})
+            .map_err(|e| doc! {"error": e.to_string()})?;
+        let raw =
+            bson::RawDocumentBuf::try_from(document).map_err(|e| doc! {"error": e.to_string()})?;
+        let verdict = validator.evaluate(&raw);
+        match verdict.details() {
+            None => Ok(()),
+            Some(details) => Err(details.clone()),
+        }
+    }
+}
+
+/// A test server holding the shipped snapshot in database `shop`, verbatim.
+fn server_with_example() -> BlockingTestServer {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    server.set_schema_evaluator(Arc::new(LocalEvaluator));
+    let catalog = Catalog::from_file(std::path::Path::new(LIVE)).unwrap();
+    for entry in &catalog.collections {
+        server.seed_collection("shop", entry.clone());
+    }
+    for (name, indexes) in &catalog.indexes {
+        for index in indexes {
+            server.seed_index("shop", name, index.clone());
+        }
+    }
+    server
+}
+
+fn uri(server: &TestServer) -> String {
+    server.uri_with_db("shop")
+}
+
+// ---- generate ----
+
+#[test]
+fn generate_prints_the_manifest() {
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST]);
+    assert_eq!(outcome, Outcome::Clean);
+    insta::assert_snapshot!("generate_json", text);
+}
+
+#[test]
+fn generate_prints_a_mongosh_script() {
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--format", "mongosh"]);
+    assert_eq!(outcome, Outcome::Clean);
+    insta::assert_snapshot!("generate_mongosh", text);
+}
+
+#[test]
+fn generate_round_trips_its_own_manifest() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("manifest.json");
+    let out = out.to_str().unwrap();
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--out", out]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let (_, first) = run(&["generate", "--manifest", MANIFEST]);
+    let (_, second) = run(&["generate", "--manifest", out]);
+    assert_eq!(first, second);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn generate_without_declarations_exits_2() {
+    let (outcome, text) = run(&["generate"]);
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("generate_without_declarations", text);
+}
+
+#[test]
+fn bad_manifest_names_line_and_column_or_path() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let not_json = dir.join("not-json.json");
+    std::fs::write(
+        &not_json,
+        "{\"collections\": [\n  {\"name\": \"orders\",}\n]}",
+    )
+    .unwrap();
+    let wrong_shape = dir.join("wrong-shape.json");
+    std::fs::write(
+        &wrong_shape,
+        r#"{"collections": [{"name": "orders", "indexes": {"a": 1}}]}"#,
+    )
+    .unwrap();
+    for (name, path) in [("not_json", &not_json), ("wrong_shape", &wrong_shape)] {
+        let (outcome, text) = run(&["generate", "--manifest", path.to_str().unwrap()]);
+        assert_eq!(outcome, Outcome::Failed);
+        let text = text.replace(dir.to_str().unwrap(), "DIR");
+        insta::assert_snapshot!(format!("bad_manifest_{name}"), text);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- lint ----
+
+#[test]
+fn lint_in_every_format() {
+    for format in ["text", "json", "github"] {
+        let (outcome, text) = run(&["lint", "--manifest", MANIFEST, "--format", format]);
+        // Warnings and notes only: no declared document can pass 16 MiB with a bound.
+        assert_eq!(outcome, Outcome::Clean);
+        insta::assert_snapshot!(format!("lint_{format}"), text);
+    }
+}
+
+// ---- usage ----
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    let (outcome, text) = run(&["frobnicate"]);
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("usage_error", text);
+    let (outcome, text) = run(&["--help"]);
+    assert_eq!(outcome, Outcome::Clean);
+    insta::assert_snapshot!("help", text);
+}
+
+// ---- snapshot (through the driver) ----
+
+#[test]
+fn snapshot_reproduces_the_server_catalog_verbatim_and_sends_no_write() {
+    let server = server_with_example();
+    let (outcome, text) = run_in(&["snapshot", "--uri", &uri(&server)], "", Some(&server));
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let printed = text
+        .split("--- stdout\n")
+        .nth(1)
+        .and_then(|rest| rest.split("--- stderr\n").next())
+        .unwrap();
+    let written = Catalog::from_extjson(printed).unwrap();
+    let shipped = Catalog::from_file(std::path::Path::new(LIVE)).unwrap();
+    assert_eq!(written, shipped);
+    // Canonical Extended JSON keeps the stored numeric types: the legacy shell's doubles stay doubles.
+    assert!(
+        printed.contains(r#""maxLength": {"$numberDouble":"200.0"}"#)
+            || printed.contains(r#""$numberDouble": "200.0""#),
+        "{printed}"
+    );
+    assert_eq!(server.write_commands(), vec![]);
+    let names = server
+        .commands()
+        .into_iter()
+        .filter(|c| !c.is_monitoring())
+        .map(|c| c.name)
+        .collect::<Vec<_>>();
+    assert_eq!(names[0], "listCollections");
+    assert_eq!(names.iter().filter(|n| *n == "listIndexes").count(), 3);
+}
+
+#[test]
+fn snapshot_to_a_file_reports_counts_on_stderr() {
+    let server = server_with_example();
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("live.json");
+    let (outcome, text) = run_in(
+        &[
+            "snapshot",
+            "--uri",
+            &uri(&server),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Clean);
+    let text = text.replace(dir.to_str().unwrap(), "DIR");
+    insta::assert_snapshot!("snapshot_to_file", text);
+    let written = Catalog::from_file(&out).unwrap();
+    assert_eq!(written.collections.len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- could not check: exit 2, one clear message, no credentials ----
+
+#[test]
+fn credentials_never_appear_in_any_output() {
+    let server = server_with_example();
+    // The test server does not authenticate, so the driver's SCRAM handshake fails: the error
+    // path is the one most likely to echo a connection string.
+    let secret_uri = format!(
+        "mongodb://ann:Sup3rS%40cret@{}/shop?directConnection=true&serverSelectionTimeoutMS=2000",
+        server.address()
+    );
+    let (outcome, text) = run_in(
+        &["snapshot", "--uri", secret_uri.as_str(), "--timeout", "5s"],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("credentials_redacted", text);
+    for args in [
+        vec!["snapshot", "--uri", secret_uri.as_str(), "--timeout", "5s"],
+        vec![
+            "audit",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            secret_uri.as_str(),
+            "--timeout",
+            "5s",
+        ],
+        vec![
+            "snapshot",
+            "--uri",
+            "mongodb://ann:Sup3rS%40cret@[::1",
+            "--timeout",
+            "5s",
+        ],
+    ] {
+        let (_, text) = run_in(&args, "", Some(&server));
+        assert!(!text.contains("Sup3rS"), "{text}");
+        assert!(!text.contains("S@cret"), "{text}");
+    }
+    let (outcome, text) = run_in(
+        &[
+            "snapshot",
+            "--uri",
+            "mongodb://ann:Sup3rS%40cret@[::1",
+            "--timeout",
+            "5s",
+        ],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(text.contains("mongodb://ann:****@"), "{text}");
+}
+
+#[test]
+fn unreachable_server_exits_2_with_the_cause() {
+    // A port nobody listens on: bind one, then close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("mongodb://127.0.0.1:{port}/shop?directConnection=true");
+    let (outcome, text) = run(&["snapshot", "--uri", &uri, "--timeout", "1s"]);
+    assert_eq!(outcome, Outcome::Failed);
+    let text = text.replace(&port.to_string(), "PORT");
+    assert!(text.contains("error: "), "{text}");
+    assert!(
+        !text.contains("Topology"),
+        "driver internals leaked: {text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+}
+
+#[test]
+fn a_stalled_server_times_out_with_exit_2() {
+    let server = server_with_example();
+    server.inject(Failure::on("listCollections").stall(std::time::Duration::from_secs(5)));
+    let (outcome, text) = run_in(
+        &["snapshot", "--uri", &uri(&server), "--timeout", "500ms"],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("snapshot_timeout", text);
+}
+
+#[test]
+fn a_refused_command_exits_2_naming_the_server_error() {
+    let server = server_with_example();
+    server.inject(
+        Failure::on("listIndexes")
+            .always()
+            .error(13, "not authorized on shop to execute command"),
+    );
+    let (outcome, text) = run_in(&["snapshot", "--uri", &uri(&server)], "", Some(&server));
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("snapshot_unauthorized", text);
+}
+
+#[test]
+fn no_database_named_exits_2() {
+    let server = server_with_example();
+    let (outcome, text) = run_in(&["snapshot", "--uri", &server.uri()], "", Some(&server));
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("snapshot_without_database", text);
+}
+
+// ---- audit ----
+
+fn seed_orders(server: &TestServer) {
+    let id = |n: u8| Bson::ObjectId(bson::oid::ObjectId::from_bytes([n; 12]));
+    let order = |n: u8, status: &str| {
+        doc! {
+            "_id": id(n), "user_id": id(100), "customer": {"id": id(100), "name": "Ann"},
+            "items": [{"sku": "A-1", "name": "Mug", "price": bson::Decimal128::from_bytes([0; 16]), "qty": 1}],
+            "total": bson::Decimal128::from_bytes([0; 16]), "status": status,
+            "created_at": bson::DateTime::from_millis(1_700_000_000_000),
+        }
+    };
+    server.seed_documents(
+        "shop",
+        "orders",
+        [
+            order(1, "PAID"),
+            order(2, "CANCELLED"),
+            order(3, "LOST"),
+            order(4, "SHIPPED"),
+        ],
+    );
+}
+
+#[test]
+fn audit_counts_and_explains_rejected_documents_in_every_format() {
+    let server = server_with_example();
+    seed_orders(&server);
+    for format in ["text", "json", "github"] {
+        server.clear_commands();
+        let (outcome, text) = run_in(
+            &[
+                "audit",
+                "--manifest",
+                MANIFEST,
+                "--uri",
+                &uri(&server),
+                "--format",
+                format,
+            ],
+            "",
+            Some(&server),
+        );
+        assert_eq!(outcome, Outcome::Findings, "{text}");
+        insta::assert_snapshot!(format!("audit_{format}"), text);
+        assert_eq!(server.write_commands(), vec![], "audit must not write");
+    }
+}
+
+#[test]
+fn audit_by_version_counts_each_version() {
+    let server = server_with_example();
+    seed_orders(&server);
+    let (outcome, text) = run_in(
+        &[
+            "audit",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            &uri(&server),
+            "--by-version",
+            "status",
+            "--sample",
+            "0",
+        ],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    insta::assert_snapshot!("audit_by_version", text);
+}

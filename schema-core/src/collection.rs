@@ -478,6 +478,25 @@ impl Validator {
     pub fn from_document(doc: &Document) -> Validator {
         Validator::query(doc.clone())
     }
+
+    /// Parses the validator with the server's rules: the `$jsonSchema` as IR (for the evaluator
+    /// and lints) and the query operators beside it.
+    ///
+    /// ```
+    /// use mongo_schema::collection::Validator;
+    /// let v = Validator::from_document(&bson::doc! { "$jsonSchema": { "required": ["a"] } });
+    /// let parsed = v.parse()?;
+    /// assert_eq!(parsed.schema.unwrap().required, Some(vec!["a".to_owned()]));
+    /// # Ok::<(), mongo_schema::schema::parse::ParseError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The first [`ParseError`](crate::schema::parse::ParseError), as the server reports it.
+    pub fn parse(
+        &self,
+    ) -> Result<crate::schema::parse::ParsedValidator, crate::schema::parse::ParseError> {
+        crate::schema::parse::ParsedValidator::from_document(&self.to_document())
+    }
 }
 
 /// `validationLevel`: which writes the validator checks. An open set: newer servers add values.

@@ -1,0 +1,546 @@
+//! `Vec<Change>` -> `Plan`: the ordered server commands that make the live collections match
+//! the declared ones.
+//!
+//! Order: create missing collections (with their indexes), `collMod` the collection settings,
+//! build missing indexes, `collMod` index options, and only then, with `prune`, drop. A
+//! replacement index is always built before the old one is dropped, except where the server
+//! cannot hold both (same identity under another name, or a second text index): those drop
+//! first, only with `prune`, and are marked risky.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use bson::{Bson, Document};
+
+use super::{Aspect, Change, ChangeKind, Tightening, validator_tightening};
+
+/// How to plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Drop what nothing declares (indexes only; collections are never dropped) and the old
+    /// index of a rebuild. Without it the plan never drops anything.
+    pub prune: bool,
+    /// With `prune`, hide extra indexes (`collMod` `hidden: true`) instead of dropping them, so
+    /// that their absence can be observed before a later drop.
+    pub hide_before_drop: bool,
+    /// Estimated document counts by collection, shown beside index builds.
+    pub estimated_documents: BTreeMap<String, u64>,
+    /// An index build on a collection with at least this many documents (or an unknown count)
+    /// is marked expensive.
+    pub expensive_above: u64,
+}
+
+impl Default for PlanOptions {
+    fn default() -> PlanOptions {
+        PlanOptions {
+            prune: false,
+            hide_before_drop: false,
+            estimated_documents: BTreeMap::new(),
+            expensive_above: 100_000,
+        }
+    }
+}
+
+/// One server command of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// The collection it acts on.
+    pub collection: String,
+    /// The command, to run against the collection's database.
+    pub command: Document,
+    /// What it does, in one line.
+    pub summary: String,
+    /// Whether it may take long (an index build on a large or unknown collection).
+    pub expensive: bool,
+    /// The estimated document count of the collection, when given.
+    pub estimated_documents: Option<u64>,
+    /// Why it may hurt, and what to do first, when it may.
+    pub risk: Option<String>,
+}
+
+/// A change the plan does not act on, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    /// The collection.
+    pub collection: String,
+    /// What the change is about.
+    pub aspect: Aspect,
+    /// The change's kind.
+    pub kind: ChangeKind,
+    /// Why nothing is planned, and what a person could do.
+    pub reason: String,
+}
+
+/// Ordered server commands, plus the changes left alone.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// The commands, in the order to run them.
+    pub steps: Vec<Step>,
+    /// Drift the plan does not fix.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Plan {
+    /// Whether there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// The plan as a document, for JSON output: `{steps: [{collection, command, summary,
+    /// expensive, estimatedDocuments?, risk?}], skipped: [{collection, aspect, kind, reason}]}`.
+    pub fn to_document(&self) -> Document {
+        let steps: Vec<Bson> = self
+            .steps
+            .iter()
+            .map(|s| {
+                let mut d = bson::doc! {
+                    "collection": s.collection.clone(),
+                    "command": s.command.clone(),
+                    "summary": s.summary.clone(),
+                    "expensive": s.expensive,
+                };
+                if let Some(n) = s.estimated_documents {
+                    d.insert("estimatedDocuments", i64::try_from(n).unwrap_or(i64::MAX));
+                }
+                if let Some(r) = &s.risk {
+                    d.insert("risk", r.clone());
+                }
+                Bson::Document(d)
+            })
+            .collect();
+        let skipped: Vec<Bson> = self
+            .skipped
+            .iter()
+            .map(|s| {
+                Bson::Document(bson::doc! {
+                    "collection": s.collection.clone(),
+                    "aspect": s.aspect.to_string(),
+                    "kind": s.kind.as_str(),
+                    "reason": s.reason.clone(),
+                })
+            })
+            .collect();
+        bson::doc! { "steps": steps, "skipped": skipped }
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.steps.iter().enumerate() {
+            write!(f, "{}. {}: {}", i + 1, step.collection, step.summary)?;
+            if step.expensive {
+                match step.estimated_documents {
+                    Some(n) => write!(f, " [expensive: ~{n} documents]")?,
+                    None => write!(f, " [expensive: unknown size]")?,
+                }
+            }
+            if let Some(risk) = &step.risk {
+                write!(f, " [risky: {risk}]")?;
+            }
+            writeln!(f)?;
+        }
+        for s in &self.skipped {
+            writeln!(f, "skipped: {}: {}: {}", s.collection, s.aspect, s.reason)?;
+        }
+        Ok(())
+    }
+}
+
+/// Phases, in the order their steps run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Phase {
+    CreateCollections,
+    CollMod,
+    CreateIndexes,
+    IndexCollMod,
+    Drop,
+}
+
+struct Builder<'a> {
+    options: &'a PlanOptions,
+    steps: Vec<(Phase, usize, Step)>,
+    skipped: Vec<Skipped>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, phase: Phase, step: Step) {
+        let seq = self.steps.len();
+        self.steps.push((phase, seq, step));
+    }
+
+    fn skip(&mut self, change: &Change, reason: impl Into<String>) {
+        self.skipped.push(Skipped {
+            collection: change.collection.clone(),
+            aspect: change.aspect.clone(),
+            kind: change.kind,
+            reason: reason.into(),
+        });
+    }
+
+    fn step(&self, collection: &str, command: Document, summary: String) -> Step {
+        Step {
+            collection: collection.to_owned(),
+            command,
+            summary,
+            expensive: false,
+            estimated_documents: None,
+            risk: None,
+        }
+    }
+
+    /// A build on an existing collection: expensive unless known to be small.
+    fn build(&self, collection: &str, index: &Document) -> Step {
+        let name = index.get_str("name").unwrap_or("?").to_owned();
+        let count = self.options.estimated_documents.get(collection).copied();
+        let mut step = self.step(
+            collection,
+            bson::doc! { "createIndexes": collection, "indexes": [index.clone()] },
+            format!("build index {name}"),
+        );
+        step.estimated_documents = count;
+        step.expensive = count.is_none_or(|n| n >= self.options.expensive_above);
+        step
+    }
+
+    fn drop_index(&self, collection: &str, name: &str) -> Step {
+        self.step(
+            collection,
+            bson::doc! { "dropIndexes": collection, "index": name },
+            format!("drop index {name}"),
+        )
+    }
+}
+
+/// Orders the commands that fix `changes` ([`PlanOptions`] says how far to go).
+///
+/// ```
+/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::diff::{PlanOptions, diff, plan};
+/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// let declared = [CollectionSpec::new("orders").index(IndexSpec::new([("user_id", Ascending)]))];
+/// let plan = plan(&diff(&declared, &[]), &PlanOptions::default());
+/// let names: Vec<&str> = plan.steps.iter().map(|s| s.command.keys().next().unwrap().as_str()).collect();
+/// assert_eq!(names, ["create", "createIndexes"]);
+/// ```
+pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
+    let mut b = Builder {
+        options,
+        steps: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for change in changes {
+        plan_change(&mut b, change);
+    }
+    b.steps.sort_by_key(|(phase, seq, _)| (*phase, *seq));
+    Plan {
+        steps: b.steps.into_iter().map(|(_, _, s)| s).collect(),
+        skipped: b.skipped,
+    }
+}
+
+fn plan_change(b: &mut Builder<'_>, c: &Change) {
+    let coll = c.collection.as_str();
+    let declared_doc = match &c.declared {
+        Some(Bson::Document(d)) => Some(d),
+        _ => None,
+    };
+    let live_doc = match &c.live {
+        Some(Bson::Document(d)) => Some(d),
+        _ => None,
+    };
+    match (c.kind, &c.aspect) {
+        (ChangeKind::Cosmetic, _) => b.skip(c, "cosmetic: nothing to do"),
+        (ChangeKind::IndexBuildInProgress, _) => b.skip(
+            c,
+            "the server is building this index; check again when it is done",
+        ),
+        (ChangeKind::Unmanaged, _) => b.skip(c, c.reason.clone()),
+        (ChangeKind::ExtraCollection, _) => b.skip(
+            c,
+            "mongo-schema never drops a collection; drop it by hand if it is unused",
+        ),
+        (ChangeKind::MissingCollection, _) => {
+            let Some(entry) = declared_doc else { return };
+            let mut command = bson::doc! { "create": coll };
+            if let Ok(options) = entry.get_document("options") {
+                for (k, v) in options {
+                    command.insert(k.clone(), v.clone());
+                }
+            }
+            let step = b.step(coll, command, format!("create collection {coll}"));
+            b.push(Phase::CreateCollections, step);
+            if let Ok(indexes) = entry.get_array("indexes")
+                && !indexes.is_empty()
+            {
+                let names: Vec<&str> = indexes
+                    .iter()
+                    .filter_map(|i| i.as_document()?.get_str("name").ok())
+                    .collect();
+                let step = b.step(
+                    coll,
+                    bson::doc! { "createIndexes": coll, "indexes": indexes.clone() },
+                    format!("build indexes {} on the new collection", names.join(", ")),
+                );
+                b.push(Phase::CreateCollections, step);
+            }
+            if entry.contains_key("shardKey") {
+                b.skip(
+                    c,
+                    "shard the new collection with sh.shardCollection through mongos; mongo-schema does not plan it",
+                );
+            }
+        }
+        (ChangeKind::InPlace, Aspect::Validator) => {
+            let validator = declared_doc.cloned().unwrap_or_default();
+            let judgment = validator_tightening(declared_doc, live_doc);
+            let mut step = b.step(
+                coll,
+                bson::doc! { "collMod": coll, "validator": validator },
+                if declared_doc.is_some() {
+                    "set the validator".to_owned()
+                } else {
+                    "remove the validator".to_owned()
+                },
+            );
+            if judgment == Tightening::Tightened {
+                step.risk = Some(
+                    "tightened validator: stored documents may fail it on their next update; run `mongo-schema audit` first"
+                        .into(),
+                );
+            }
+            b.push(Phase::CollMod, step);
+        }
+        (ChangeKind::InPlace, Aspect::ValidationLevel | Aspect::ValidationAction) => {
+            let key = if c.aspect == Aspect::ValidationLevel {
+                "validationLevel"
+            } else {
+                "validationAction"
+            };
+            let value = c.declared.clone().unwrap_or(Bson::Null);
+            let tighter = matches!(
+                (value.as_str(), c.live.as_ref().and_then(Bson::as_str)),
+                (Some("strict"), Some("off" | "moderate"))
+                    | (Some("moderate"), Some("off"))
+                    | (Some("error" | "errorAndLog"), Some("warn"))
+            );
+            let mut step = b.step(
+                coll,
+                bson::doc! { "collMod": coll, key: value.clone() },
+                format!("set {key} to {value}"),
+            );
+            if tighter {
+                step.risk = Some(format!(
+                    "stricter {key}: writes that passed may now be rejected; run `mongo-schema audit` first"
+                ));
+            }
+            b.push(Phase::CollMod, step);
+        }
+        (ChangeKind::InPlace, Aspect::Option(name)) => {
+            let command = match name.as_str() {
+                "expireAfterSeconds" => {
+                    let value = c.declared.clone().unwrap_or_else(|| Bson::from("off"));
+                    bson::doc! { "collMod": coll, "expireAfterSeconds": value }
+                }
+                "timeseries" => {
+                    let mut ts = Document::new();
+                    if let Some(d) = declared_doc {
+                        for key in [
+                            "granularity",
+                            "bucketMaxSpanSeconds",
+                            "bucketRoundingSeconds",
+                        ] {
+                            if let Some(v) = d.get(key) {
+                                ts.insert(key, v.clone());
+                            }
+                        }
+                        // With a granularity the server derives the span itself.
+                        if ts.contains_key("granularity") {
+                            ts.remove("bucketMaxSpanSeconds");
+                            ts.remove("bucketRoundingSeconds");
+                        }
+                    }
+                    bson::doc! { "collMod": coll, "timeseries": ts }
+                }
+                "capped" => {
+                    let mut command = bson::doc! { "collMod": coll };
+                    if let Some(d) = declared_doc {
+                        if let Some(size) = d.get("size") {
+                            command.insert("cappedSize", size.clone());
+                        }
+                        command
+                            .insert("cappedMax", d.get("max").cloned().unwrap_or(Bson::Int64(0)));
+                    }
+                    command
+                }
+                "changeStreamPreAndPostImages" => bson::doc! {
+                    "collMod": coll,
+                    "changeStreamPreAndPostImages": c.declared.clone().unwrap_or(Bson::Null),
+                },
+                _ => {
+                    b.skip(c, "no collMod known for this option");
+                    return;
+                }
+            };
+            let step = b.step(coll, command, format!("change option {name}"));
+            b.push(Phase::CollMod, step);
+        }
+        (ChangeKind::MissingIndex, Aspect::Index(_)) => {
+            if let Some(index) = declared_doc {
+                let step = b.build(coll, index);
+                b.push(Phase::CreateIndexes, step);
+            }
+        }
+        (ChangeKind::ExtraIndex, Aspect::Index(name)) => {
+            if !b.options.prune {
+                b.skip(
+                    c,
+                    "not declared; kept (plan with prune to drop it, or hide it first)",
+                );
+            } else if b.options.hide_before_drop {
+                let step = b.step(
+                    coll,
+                    bson::doc! { "collMod": coll, "index": { "name": name.clone(), "hidden": true } },
+                    format!("hide index {name} (drop it later once nothing misses it)"),
+                );
+                b.push(Phase::Drop, step);
+            } else {
+                let mut step = b.drop_index(coll, name);
+                step.risk = Some(
+                    "queries that use this index will scan instead; consider hiding it first"
+                        .into(),
+                );
+                b.push(Phase::Drop, step);
+            }
+        }
+        (ChangeKind::InPlace, Aspect::Index(_)) => {
+            let (Some(d), Some(l)) = (declared_doc, live_doc) else {
+                return;
+            };
+            let live_name = l.get_str("name").unwrap_or_default().to_owned();
+            for field in &c.fields {
+                match field.as_str() {
+                    "expireAfterSeconds" => {
+                        let value = d.get("expireAfterSeconds").cloned().unwrap_or(Bson::Null);
+                        let step = b.step(
+                            coll,
+                            bson::doc! { "collMod": coll, "index": { "name": live_name.clone(), "expireAfterSeconds": value.clone() } },
+                            format!("set expireAfterSeconds of index {live_name} to {value}"),
+                        );
+                        b.push(Phase::IndexCollMod, step);
+                    }
+                    "hidden" => {
+                        let hidden = d.get_bool("hidden").unwrap_or(false);
+                        let step = b.step(
+                            coll,
+                            bson::doc! { "collMod": coll, "index": { "name": live_name.clone(), "hidden": hidden } },
+                            format!(
+                                "{} index {live_name}",
+                                if hidden { "hide" } else { "unhide" }
+                            ),
+                        );
+                        b.push(Phase::IndexCollMod, step);
+                    }
+                    "unique" => {
+                        let prepare = b.step(
+                            coll,
+                            bson::doc! { "collMod": coll, "index": { "name": live_name.clone(), "prepareUnique": true } },
+                            format!("make index {live_name} refuse new duplicates (prepareUnique)"),
+                        );
+                        b.push(Phase::IndexCollMod, prepare);
+                        let mut convert = b.step(
+                            coll,
+                            bson::doc! { "collMod": coll, "index": { "name": live_name.clone(), "unique": true } },
+                            format!("convert index {live_name} to unique"),
+                        );
+                        convert.expensive = true;
+                        convert.estimated_documents =
+                            b.options.estimated_documents.get(coll).copied();
+                        convert.risk = Some(
+                            "fails if duplicates exist: list them first with collMod and dryRun: true (6.0+)"
+                                .into(),
+                        );
+                        b.push(Phase::IndexCollMod, convert);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (ChangeKind::Rebuild, Aspect::Index(_)) => plan_index_rebuild(b, c, declared_doc, live_doc),
+        (ChangeKind::Rebuild, _) => b.skip(
+            c,
+            format!(
+                "{}; mongo-schema does not copy data between collections",
+                c.reason
+            ),
+        ),
+        (_, _) => b.skip(c, "nothing to plan"),
+    }
+}
+
+const IDENTITY_FIELDS: [&str; 6] = [
+    "key",
+    "collation",
+    "partialFilterExpression",
+    "unique",
+    "sparse",
+    "wildcardProjection",
+];
+
+fn is_text(index: &Document) -> bool {
+    index
+        .get_document("key")
+        .is_ok_and(|k| k.values().any(|v| v.as_str() == Some("text")))
+}
+
+fn plan_index_rebuild(
+    b: &mut Builder<'_>,
+    c: &Change,
+    declared: Option<&Document>,
+    live: Option<&Document>,
+) {
+    let (Some(d), Some(l)) = (declared, live) else {
+        return;
+    };
+    let coll = c.collection.as_str();
+    let new_name = d.get_str("name").unwrap_or_default().to_owned();
+    let old_name = l.get_str("name").unwrap_or_default().to_owned();
+    if !b.options.prune {
+        b.skip(
+            c,
+            format!(
+                "{}; replacing index {old_name} drops it, so plan with prune",
+                c.reason
+            ),
+        );
+        return;
+    }
+    let identity_differs = c
+        .fields
+        .iter()
+        .any(|f| IDENTITY_FIELDS.contains(&f.as_str()));
+    let both_text = is_text(d) && is_text(l);
+    if identity_differs && !both_text {
+        // Same name, other identity: build under a temporary name, drop the old, build the new,
+        // drop the temporary one. The collection is never without the index.
+        let temp_name = format!("{new_name}_mongo_schema_tmp");
+        let mut temp = d.clone();
+        temp.insert("name", temp_name.clone());
+        let step = b.build(coll, &temp);
+        b.push(Phase::CreateIndexes, step);
+        let step = b.drop_index(coll, &old_name);
+        b.push(Phase::Drop, step);
+        let step = b.build(coll, d);
+        b.push(Phase::Drop, step);
+        let step = b.drop_index(coll, &temp_name);
+        b.push(Phase::Drop, step);
+    } else {
+        // The server cannot hold both (same identity, or a second text index): drop first.
+        let mut step = b.drop_index(coll, &old_name);
+        step.risk = Some(format!(
+            "the server cannot hold both indexes, so {old_name} is dropped before {new_name} is built: queries scan meanwhile"
+        ));
+        b.push(Phase::Drop, step);
+        let step = b.build(coll, d);
+        b.push(Phase::Drop, step);
+    }
+}

@@ -398,3 +398,271 @@ fn audit_by_version_counts_each_version() {
     assert_eq!(outcome, Outcome::Findings, "{text}");
     insta::assert_snapshot!("audit_by_version", text);
 }
+
+// ---- check ----
+
+/// The README's main job: the example declarations against the shipped snapshot, no server.
+#[test]
+fn check_example_against_shipped_snapshot_in_every_format() {
+    for format in ["text", "json", "github"] {
+        let (outcome, text) = run(&[
+            "check",
+            "--manifest",
+            MANIFEST,
+            "--catalog",
+            LIVE,
+            "--format",
+            format,
+        ]);
+        // Drift: a missing index, a TTL changed in place, a validator difference, an extra index.
+        assert_eq!(outcome, Outcome::Findings, "{text}");
+        insta::assert_snapshot!(format!("check_{format}"), text);
+    }
+}
+
+#[test]
+fn check_through_the_driver_reads_the_same_as_the_snapshot_and_never_writes() {
+    let server = server_with_example();
+    let (outcome, through_driver) = run_in(
+        &["check", "--manifest", MANIFEST, "--uri", &uri(&server)],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Findings);
+    let (_, from_file) = run(&["check", "--manifest", MANIFEST, "--catalog", LIVE]);
+    assert_eq!(through_driver, from_file);
+    assert_eq!(server.write_commands(), vec![]);
+}
+
+#[test]
+fn bad_catalog_files_exit_2_with_the_location() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-cat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "not_json",
+            "{\"collections\": [\n  {\"name\": \"orders\"\n]}",
+        ),
+        ("no_indexes", r#"{"collections": [{"name": "orders"}]}"#),
+        (
+            "bad_entry",
+            r#"{"collections": [{"name": "orders"}, {"name": 5}], "indexes": {}}"#,
+        ),
+        (
+            "bad_number",
+            r#"{"collections": [{"name": "orders", "options": {"max": {"$numberInt": "x"}}}], "indexes": {}}"#,
+        ),
+    ];
+    for (name, content) in cases {
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, content).unwrap();
+        let (outcome, text) = run(&[
+            "check",
+            "--manifest",
+            MANIFEST,
+            "--catalog",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        let text = text.replace(dir.to_str().unwrap(), "DIR");
+        insta::assert_snapshot!(format!("check_bad_catalog_{name}"), text);
+    }
+    let (outcome, text) = run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        "does-not-exist.json",
+    ]);
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(
+        text.contains("cannot read catalog file does-not-exist.json"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- plan ----
+
+#[test]
+fn plan_in_every_format() {
+    for format in ["text", "json", "mongosh"] {
+        let (outcome, text) = run(&[
+            "plan",
+            "--manifest",
+            MANIFEST,
+            "--catalog",
+            LIVE,
+            "--format",
+            format,
+        ]);
+        assert_eq!(outcome, Outcome::Findings);
+        insta::assert_snapshot!(format!("plan_{format}"), text);
+    }
+    let (_, text) = run(&["plan", "--manifest", MANIFEST, "--catalog", LIVE, "--prune"]);
+    insta::assert_snapshot!("plan_prune", text);
+}
+
+#[test]
+fn plan_through_the_driver_shows_document_counts_and_never_writes() {
+    let server = server_with_example();
+    seed_orders(&server);
+    let (outcome, text) = run_in(
+        &["plan", "--manifest", MANIFEST, "--uri", &uri(&server)],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Findings);
+    insta::assert_snapshot!("plan_driver", text);
+    assert_eq!(server.write_commands(), vec![]);
+}
+
+// ---- apply ----
+
+#[test]
+fn apply_refuses_without_yes_off_a_terminal() {
+    let server = server_with_example();
+    let (outcome, text) = run_in(
+        &["apply", "--manifest", MANIFEST, "--uri", &uri(&server)],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("apply_without_yes", text);
+    assert_eq!(server.write_commands(), vec![]);
+}
+
+fn run_interactive(args: &[&str], answer: &str, server: &TestServer) -> (Outcome, String) {
+    let mut console = Console::captured(answer);
+    console.interactive = true;
+    let mut argv = vec!["mongo-schema"];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_cli::run(argv, None, &mut console);
+    let text = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        outcome.code(),
+        console.stdout_text(),
+        console.stderr_text()
+    )
+    .replace(&server.address().to_string(), "127.0.0.1:PORT");
+    (outcome, text)
+}
+
+#[test]
+fn apply_on_a_terminal_shows_the_plan_and_asks() {
+    let server = server_with_example();
+    let args = ["apply", "--manifest", MANIFEST, "--uri", &uri(&server)];
+    let (outcome, text) = run_interactive(&args, "n\n", &server);
+    assert_eq!(outcome, Outcome::Findings);
+    insta::assert_snapshot!("apply_declined", text);
+    assert_eq!(server.write_commands(), vec![]);
+    let (outcome, text) = run_interactive(&args, "y\n", &server);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    insta::assert_snapshot!("apply_confirmed", text);
+}
+
+#[test]
+fn apply_twice_converges_and_the_second_run_changes_nothing() {
+    let server = server_with_example();
+    let args = [
+        "apply",
+        "--manifest",
+        MANIFEST,
+        "--uri",
+        &uri(&server),
+        "--yes",
+        "--prune",
+    ];
+    let (outcome, text) = run_in(&args, "", Some(&server));
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    insta::assert_snapshot!("apply_yes_prune", text);
+    server.clear_commands();
+    let (outcome, text) = run_in(&args, "", Some(&server));
+    assert_eq!(outcome, Outcome::Clean);
+    insta::assert_snapshot!("apply_second_run", text);
+    assert_eq!(server.write_commands(), vec![]);
+    let (outcome, text) = run_in(
+        &["check", "--manifest", MANIFEST, "--uri", &uri(&server)],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+}
+
+/// A failure injected at every step: apply stops there, reports done/failed/remaining, and a
+/// second run finishes the job.
+#[test]
+fn apply_converges_after_a_failure_at_every_step() {
+    let probe = server_with_example();
+    let (_, plan_json) = run_in(
+        &[
+            "plan",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            &uri(&probe),
+            "--prune",
+            "--format",
+            "json",
+        ],
+        "",
+        Some(&probe),
+    );
+    let json = plan_json
+        .split("--- stdout\n")
+        .nth(1)
+        .unwrap()
+        .split("--- stderr\n")
+        .next()
+        .unwrap();
+    let plan = mongo_schema_cli::extjson::parse(json).unwrap();
+    let steps: Vec<String> = plan
+        .as_document()
+        .unwrap()
+        .get_array("steps")
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let command = s.as_document().unwrap().get_document("command").unwrap();
+            command.keys().next().unwrap().clone()
+        })
+        .collect();
+    assert!(steps.len() >= 4, "{steps:?}");
+    for (k, name) in steps.iter().enumerate() {
+        let server = server_with_example();
+        let nth = steps[..=k].iter().filter(|n| *n == name).count() as u64;
+        server.inject(
+            Failure::on(name)
+                .nth(nth)
+                .error(11600, "interrupted at shutdown"),
+        );
+        let args = [
+            "apply",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            &uri(&server),
+            "--yes",
+            "--prune",
+        ];
+        let (outcome, text) = run_in(&args, "", Some(&server));
+        assert_eq!(outcome, Outcome::Failed, "step {k}: {text}");
+        let summary = format!(
+            "apply: {k} done, 1 failed, {} remaining",
+            steps.len() - k - 1
+        );
+        assert!(text.contains(&summary), "step {k}: {text}");
+        if k == 1 {
+            insta::assert_snapshot!("apply_failed_at_step_2", text);
+        }
+        server.clear_failures();
+        let (outcome, text) = run_in(&args, "", Some(&server));
+        assert_eq!(outcome, Outcome::Clean, "step {k} rerun: {text}");
+        let (outcome, text) = run_in(
+            &["check", "--manifest", MANIFEST, "--uri", &uri(&server)],
+            "",
+            Some(&server),
+        );
+        assert_eq!(outcome, Outcome::Clean, "step {k} check: {text}");
+    }
+}

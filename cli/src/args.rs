@@ -27,6 +27,12 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Write the live catalog (listCollections and listIndexes, verbatim) to a file.
     Snapshot(SnapshotArgs),
+    /// Compare declared and live collections; exit 1 on drift. Never writes.
+    Check(CheckArgs),
+    /// Print the server commands that would make live match declared.
+    Plan(PlanArgs),
+    /// Run the plan against the deployment.
+    Apply(ApplyArgs),
     /// Count live documents each declared validator would reject. Read-only.
     Audit(AuditArgs),
     /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB.

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use bson::{Bson, Document, doc};
 use indexmap::IndexMap;
+use mongo_schema::collection::CollectionSpec;
+use mongo_schema::normalize;
 use mongodb::Database;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -126,6 +128,23 @@ impl Catalog {
         text
     }
 
+    /// The canonical live specs ([`normalize::live_collection`]) of every collection listed,
+    /// views and `system.*` left out, sorted by name.
+    ///
+    /// # Errors
+    /// An entry whose fields have types the server never sends, naming the collection.
+    pub fn live_specs(&self) -> anyhow::Result<Vec<CollectionSpec>> {
+        let mut specs = Vec::new();
+        for entry in &self.collections {
+            let name = entry.get_str("name").unwrap_or_default();
+            let spec = normalize::live_collection(entry, self.indexes_of(name))
+                .with_context(|| format!("cannot read the live collection {name}"))?;
+            specs.extend(spec);
+        }
+        specs.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(specs)
+    }
+
     /// The listCollections entry of a collection.
     pub fn collection(&self, name: &str) -> Option<&Document> {
         self.collections
@@ -139,8 +158,9 @@ impl Catalog {
     }
 }
 
-/// Reads the live catalog of a database: one listCollections (optionally filtered to `only`), then
-/// listIndexes for each collection or time-series collection, at most `concurrency` at a time.
+/// Reads the live catalog of a database: one listCollections, then listIndexes for each
+/// collection or time-series collection (only those named in `only`, when given), at most
+/// `concurrency` at a time.
 /// Entries are kept as the server returned them, as raw documents: the driver's typed
 /// `CollectionSpecification` and `IndexModel` would drop what they do not model.
 ///
@@ -152,10 +172,7 @@ pub async fn read_live(
     only: Option<&[String]>,
     concurrency: usize,
 ) -> anyhow::Result<Catalog> {
-    let mut command = doc! {"listCollections": 1, "authorizedCollections": true};
-    if let Some(names) = only {
-        command.insert("filter", doc! {"name": {"$in": names.to_vec()}});
-    }
+    let command = doc! {"listCollections": 1, "authorizedCollections": true};
     let mut cursor = db
         .run_cursor_command(command)
         .await
@@ -177,6 +194,7 @@ pub async fn read_live(
         .iter()
         .filter(|c| matches!(c.get_str("type"), Ok("collection" | "timeseries") | Err(_)))
         .filter_map(|c| c.get_str("name").ok().map(str::to_owned))
+        .filter(|name| only.is_none_or(|names| names.contains(name)))
         .collect();
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = JoinSet::new();

@@ -111,7 +111,12 @@ impl<'de> Visitor<'de> for OrderedVisitor {
             while let Some(key) = map.next_key::<String>()? {
                 wrapper.insert(key, map.next_value::<serde_json::Value>()?);
             }
-            return Bson::try_from(serde_json::Value::Object(wrapper)).map_err(de::Error::custom);
+            return Bson::try_from(serde_json::Value::Object(wrapper)).map_err(|e| {
+                // bson's message wraps the useful part in its own framing.
+                let text = e.to_string();
+                let useful = text.split("Message: ").nth(1).unwrap_or(&text);
+                de::Error::custom(useful.trim_end_matches('.'))
+            });
         }
         let mut doc = Document::new();
         let Ordered(value) = map.next_value()?;

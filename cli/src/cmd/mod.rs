@@ -1,9 +1,12 @@
 //! One module per subcommand; this one dispatches and holds what several share: loading the
 //! declared collections, loading the live catalog, writing output.
 
+pub mod apply;
 pub mod audit;
+pub mod check;
 pub mod generate;
 pub mod lint;
+pub mod plan;
 pub mod snapshot;
 
 use std::path::Path;
@@ -34,6 +37,9 @@ pub fn run(
         Command::Snapshot(args) => snapshot::run(args, console),
         Command::Lint(args) => lint::run(args, linked, console),
         Command::Audit(args) => audit::run(args, linked, console),
+        Command::Check(args) => check::run(args, linked, console),
+        Command::Plan(args) => plan::run(args, linked, console),
+        Command::Apply(args) => apply::run(args, linked, console),
     }
 }
 
@@ -41,6 +47,9 @@ fn connection_string(command: &Command) -> Option<&str> {
     match command {
         Command::Snapshot(args) => args.connect.uri.as_deref(),
         Command::Audit(args) => args.connect.uri.as_deref(),
+        Command::Check(args) => args.live.connect.uri.as_deref(),
+        Command::Plan(args) => args.live.connect.uri.as_deref(),
+        Command::Apply(args) => args.connect.uri.as_deref(),
         Command::Generate(_) | Command::Lint(_) => None,
     }
 }

@@ -77,6 +77,26 @@ pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], file: Option<&Path>)
         .collect()
 }
 
+/// One annotation per difference: an error for drift, a notice for the rest.
+pub fn changes(changes: &[mongo_schema::diff::Change], file: Option<&Path>) -> String {
+    changes
+        .iter()
+        .map(|c| {
+            let severity = if c.kind.is_drift() {
+                Severity::Error
+            } else {
+                Severity::Note
+            };
+            annotation(
+                severity,
+                file,
+                &format!("mongo-schema {}: {}", c.kind, c.collection),
+                &format!("{}: {}: {}", c.collection, c.aspect, c.reason),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,3 +140,186 @@ pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], colour: bool) -> Str
     );
     out
 }
+
+/// How a kind of change is coloured.
+fn kind_paint(kind: mongo_schema::diff::ChangeKind) -> Paint {
+    use mongo_schema::diff::ChangeKind::*;
+    match kind {
+        Cosmetic | IndexBuildInProgress => Paint::Dim,
+        InPlace | Unmanaged => Paint::Yellow,
+        Rebuild | ExtraCollection | ExtraIndex => Paint::Red,
+        MissingCollection | MissingIndex => Paint::Green,
+    }
+}
+
+/// The values of the fields that differ, `field: live -> declared`, when short enough to read.
+fn field_values(change: &mongo_schema::diff::Change) -> Vec<String> {
+    let (Some(bson::Bson::Document(declared)), Some(bson::Bson::Document(live))) =
+        (&change.declared, &change.live)
+    else {
+        return Vec::new();
+    };
+    change
+        .fields
+        .iter()
+        .filter_map(|field| {
+            let show = |v: Option<&bson::Bson>| v.map_or_else(|| "(absent)".to_owned(), shown);
+            let (l, d) = (show(live.get(field)), show(declared.get(field)));
+            (l.len() + d.len() <= 120).then(|| format!("{field}: {l} -> {d}"))
+        })
+        .collect()
+}
+
+/// The drift report: changes grouped by collection, then a summary line.
+pub fn changes(changes: &[mongo_schema::diff::Change], colour: bool) -> String {
+    let mut out = String::new();
+    let mut current: Option<&str> = None;
+    for c in changes {
+        if current != Some(c.collection.as_str()) {
+            let _ = writeln!(out, "{}", paint(&c.collection, Paint::Bold, colour));
+            current = Some(&c.collection);
+        }
+        let kind = format!("{:<18}", c.kind.as_str());
+        let _ = writeln!(
+            out,
+            "  {} {}: {}",
+            paint(&kind, kind_paint(c.kind), colour),
+            c.aspect,
+            c.reason
+        );
+        for line in field_values(c) {
+            let _ = writeln!(out, "  {:<18} {line}", "");
+        }
+    }
+    let drift: Vec<_> = changes.iter().filter(|c| c.kind.is_drift()).collect();
+    if drift.is_empty() {
+        let cosmetic = changes.len();
+        let note = if cosmetic > 0 {
+            format!(
+                " ({cosmetic} cosmetic difference{} ignored)",
+                plural(cosmetic)
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "check: {}{note}",
+            paint("in sync", Paint::Green, colour)
+        );
+        return out;
+    }
+    let mut kinds: Vec<(mongo_schema::diff::ChangeKind, usize)> = Vec::new();
+    for c in &drift {
+        match kinds.iter_mut().find(|(k, _)| *k == c.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((c.kind, 1)),
+        }
+    }
+    kinds.sort();
+    let listed: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {}", k.as_str()))
+        .collect();
+    let mut collections: Vec<&str> = drift.iter().map(|c| c.collection.as_str()).collect();
+    collections.dedup();
+    let _ = writeln!(
+        out,
+        "check: {} in {} collection{}: {}",
+        paint(
+            &format!("{} difference{}", drift.len(), plural(drift.len())),
+            Paint::Red,
+            colour
+        ),
+        collections.len(),
+        plural(collections.len()),
+        listed.join(", ")
+    );
+    out
+}
+
+/// The plan: numbered steps with their marks, then what it leaves alone.
+pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
+    let mut out = String::new();
+    if plan.steps.is_empty() {
+        let _ = writeln!(
+            out,
+            "plan: {}",
+            paint("nothing to do, in sync", Paint::Green, colour)
+        );
+    }
+    for (i, step) in plan.steps.iter().enumerate() {
+        let _ = write!(out, "{:>3}. {}: {}", i + 1, step.collection, step.summary);
+        match (step.expensive, step.estimated_documents) {
+            (true, Some(n)) => {
+                out.push_str(&paint(
+                    &format!(" [expensive: ~{n} documents]"),
+                    Paint::Yellow,
+                    colour,
+                ));
+            }
+            (true, None) => {
+                out.push_str(&paint(" [expensive: size unknown]", Paint::Yellow, colour))
+            }
+            (false, Some(n)) => {
+                let _ = write!(
+                    out,
+                    " [~{n} document{}]",
+                    plural(usize::try_from(n).unwrap_or(0))
+                );
+            }
+            (false, None) => {}
+        }
+        out.push('\n');
+        if let Some(risk) = &step.risk {
+            let _ = writeln!(out, "     {} {risk}", paint("risk:", Paint::Red, colour));
+        }
+    }
+    // Cosmetic differences need nothing; the report of `check` lists them.
+    let skipped = plan
+        .skipped
+        .iter()
+        .filter(|s| s.kind != mongo_schema::diff::ChangeKind::Cosmetic);
+    for s in skipped {
+        let _ = writeln!(
+            out,
+            "  {} {}: {}: {}",
+            paint("skipped", Paint::Dim, colour),
+            s.collection,
+            s.aspect,
+            s.reason
+        );
+    }
+    out
+}
+
+/// What `apply` did: counts of done, failed and remaining, and the remaining steps.
+pub fn applied(applied: &crate::cmd::apply::Applied, colour: bool) -> String {
+    let mut out = String::new();
+    if let Some((step, error)) = &applied.failed {
+        let _ = writeln!(
+            out,
+            "{} {}: {}: {error}",
+            paint("failed", Paint::Red, colour),
+            step.collection,
+            step.summary
+        );
+    }
+    for step in &applied.remaining {
+        let _ = writeln!(
+            out,
+            "{} {}: {}",
+            paint("remaining", Paint::Dim, colour),
+            step.collection,
+            step.summary
+        );
+    }
+    let _ = writeln!(
+        out,
+        "apply: {} done, {} failed, {} remaining",
+        applied.done.len(),
+        usize::from(applied.failed.is_some()),
+        applied.remaining.len()
+    );
+    out
+}

@@ -58,3 +58,17 @@ pub fn audit(audits: &[crate::cmd::audit::CollectionAudit]) -> String {
         .collect();
     to_text(doc! {"collections": list})
 }
+
+/// `{"inSync": bool, "changes": [{collection, kind, aspect, fields, reason, declared?, live?}]}`.
+pub fn changes(changes: &[mongo_schema::diff::Change]) -> String {
+    let list: Vec<Bson> = changes
+        .iter()
+        .map(|c| Bson::Document(c.to_document()))
+        .collect();
+    to_text(doc! {"inSync": !mongo_schema::diff::has_drift(changes), "changes": list})
+}
+
+/// `{"steps": [{collection, command, summary, expensive, estimatedDocuments?, risk?}], "skipped": [...]}`.
+pub fn plan(plan: &mongo_schema::diff::Plan) -> String {
+    to_text(plan.to_document())
+}

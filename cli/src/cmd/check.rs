@@ -1,0 +1,70 @@
+//! `check`: declared against live, after normalizing both; every difference classified by what
+//! fixing it would take. Exit 0 in sync, 1 drift, 2 could not check. Never writes.
+
+use mongo_schema::collection::CollectionSpec;
+use mongo_schema::diff::{self, Change};
+
+use crate::args::{CheckArgs, LiveArgs, ReportFormat};
+use crate::catalog::{self, Catalog};
+use crate::console::Console;
+use crate::deployment::{self, block_on};
+use crate::{Outcome, cmd, render};
+
+/// Compares and prints the report.
+///
+/// # Errors
+/// No declarations, a bad manifest or catalog file, or a deployment that cannot be read.
+pub fn run(
+    args: &CheckArgs,
+    linked: Option<&[CollectionSpec]>,
+    console: &mut Console,
+) -> anyhow::Result<Outcome> {
+    let declared = cmd::declared(&args.declared, linked)?;
+    let catalog = live_catalog(&args.live, &declared, args.concurrency)?;
+    let changes = diff::diff(&declared, &catalog.live_specs()?);
+    let text = match args.output.format.unwrap_or(ReportFormat::Text) {
+        ReportFormat::Text => render::human::changes(&changes, console.colour),
+        ReportFormat::Json => render::json::changes(&changes),
+        ReportFormat::Github => {
+            render::github::changes(&changes, args.declared.manifest.as_deref())
+        }
+    };
+    console.out(&text);
+    Ok(outcome(&changes))
+}
+
+/// Exit 1 when any change is drift.
+pub fn outcome(changes: &[Change]) -> Outcome {
+    if diff::has_drift(changes) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    }
+}
+
+/// The live catalog from `--catalog FILE`, or from the deployment (indexes of the declared
+/// collections only: the others are reported from listCollections alone).
+///
+/// # Errors
+/// A bad catalog file, or a deployment that cannot be read.
+pub fn live_catalog(
+    live: &LiveArgs,
+    declared: &[CollectionSpec],
+    concurrency: usize,
+) -> anyhow::Result<Catalog> {
+    if let Some(path) = &live.catalog {
+        return Catalog::from_file(path);
+    }
+    let names: Vec<String> = declared.iter().map(|s| s.name.clone()).collect();
+    block_on(live.connect.timeout, async {
+        let deployment = deployment::connect(&live.connect).await?;
+        catalog::read_live(&deployment.db, Some(&names), concurrency)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "cannot read the catalog of {}",
+                    deployment.shown_uri
+                ))
+            })
+    })
+}

@@ -34,9 +34,11 @@ const CREATE_OPTIONS: &[&str] = &[
     "idIndex",
 ];
 
-/// Source: the manual's `create` page and the server's `create_collection.cpp`: options are
-/// validated and stored in canonical form; an existing namespace with the same options is a
-/// no-op (`checkCollectionOptions` in `create_command.cpp`), with other options NamespaceExists (48).
+/// Source: the manual's `create` page and the server's `create_command.cpp` /
+/// `create_collection.cpp`: options are validated and stored in canonical form; an existing
+/// namespace with the same options is a no-op, with other options NamespaceExists (48)
+/// "namespace <ns> already exists, but with different options: { uuid: ..., ... }" (the message
+/// current servers send; 6.0 and earlier said "Collection already exists. NS: <ns>").
 pub(crate) fn create(state: &mut State, cx: &Context<'_>) -> Result<Document, CommandError> {
     let name = cx.collection_name()?;
     let requested: Document = cx
@@ -50,12 +52,22 @@ pub(crate) fn create(state: &mut State, cx: &Context<'_>) -> Result<Document, Co
         {
             return Ok(ok());
         }
+        // The server prints the stored options with the collection's uuid first.
+        let mut shown = Document::new();
+        if let Some(uuid) = existing
+            .entry
+            .get_document("info")
+            .ok()
+            .and_then(|i| i.get("uuid"))
+        {
+            shown.insert("uuid", uuid.clone());
+        }
+        shown.extend(existing.options());
         return Err(CommandError::new(
             code::NAMESPACE_EXISTS,
             format!(
-                "namespace {}.{name} already exists, but with different options: {}",
-                cx.db,
-                existing.options()
+                "namespace {}.{name} already exists, but with different options: {shown}",
+                cx.db
             ),
         ));
     }
@@ -94,18 +106,32 @@ pub(crate) fn build(
         }
     }
 
+    if requested.contains_key("timeseries") {
+        // Source: create_command.cpp: only these options go with `timeseries`
+        // (timeseries::kAllowedCollectionCreationOptions); `capped: false` is tolerated.
+        const WITH_TIMESERIES: &[&str] = &[
+            "timeseries",
+            "expireAfterSeconds",
+            "storageEngine",
+            "indexOptionDefaults",
+            "collation",
+            "temp",
+        ];
+        for (key, value) in requested {
+            let uncapped = key == "capped" && matches!(value, Bson::Boolean(false));
+            if !WITH_TIMESERIES.contains(&key.as_str()) && !uncapped {
+                return Err(CommandError::new(
+                    code::INVALID_OPTIONS,
+                    format!("{db}.{name}: 'timeseries' is not allowed with '{key}'"),
+                ));
+            }
+        }
+    }
     if let Some(validator) = options.get("validator").cloned() {
         let Bson::Document(validator) = validator else {
             return Err(wrong_type(command, "validator", &validator, "object"));
         };
         check_validator(state, db, name, &validator)?;
-        if requested.contains_key("timeseries") && !validator.is_empty() {
-            // Source: SERVER-FACTS / create_collection.cpp: time-series collections take no validator.
-            return Err(CommandError::new(
-                code::INVALID_OPTIONS,
-                "Time-series collections may not specify a validator",
-            ));
-        }
         if validator.is_empty() {
             // CollectionOptions::toBSON leaves an empty validator out.
             options.remove("validator");
@@ -138,17 +164,21 @@ pub(crate) fn build(
         let Bson::Document(requested_ts) = value else {
             return Err(wrong_type(command, "timeseries", &value, "object"));
         };
-        if options.contains_key("capped") {
-            return Err(CommandError::new(
-                code::INVALID_OPTIONS,
-                "Time-series collections may not be capped",
-            ));
-        }
-        let ts = timeseries_options(&requested_ts, state.version, command)?;
+        let ts = timeseries_options(&requested_ts, state.version, db, name, command)?;
         options.insert("timeseries", ts.clone());
         timeseries = Some(ts);
     }
 
+    let is_capped = options
+        .get("capped")
+        .is_some_and(|c| matches!(c, Bson::Boolean(true)) || number(c).is_some_and(|n| n != 0.0));
+    if !is_capped && (options.contains_key("size") || options.contains_key("max")) {
+        // Source: create_command.cpp.
+        return Err(CommandError::new(
+            code::INVALID_OPTIONS,
+            "the 'capped' field needs to be true when either the 'size' or 'max' fields are present",
+        ));
+    }
     if let Some(capped) = options.get("capped") {
         if matches!(capped, Bson::Boolean(true)) || number(capped).is_some_and(|n| n != 0.0) {
             let size = options.get("size").and_then(number);
@@ -174,11 +204,11 @@ pub(crate) fn build(
 
     if let Some(value) = options.get("expireAfterSeconds").cloned() {
         if timeseries.is_none() && clustered.is_none() {
-            // Source: the manual's "TTL Indexes / clustered collections": collection-level TTL
-            // needs a clustered or time-series collection.
+            // Source: create_command.cpp: collection-level TTL needs a clustered or
+            // time-series collection.
             return Err(CommandError::new(
                 code::INVALID_OPTIONS,
-                "'expireAfterSeconds' requires clustering to be enabled",
+                "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified",
             ));
         }
         let seconds = number(&value).filter(|n| *n >= 0.0).ok_or_else(|| {
@@ -265,7 +295,32 @@ pub(crate) fn build(
     };
     let buckets = match &timeseries {
         Some(ts) if state.quirks.list_buckets_collections => {
-            let mut bucket_options = doc! {"clusteredIndex": true, "timeseries": ts.clone()};
+            // Source: create_collection.cpp `_createTimeseries`: the buckets collection carries a
+            // structural `$jsonSchema` validator, `clusteredIndex: true` and the time-series options.
+            let time = ts.get_str("timeField").unwrap_or("t");
+            let bound = doc! {"bsonType": "object", "required": [time], "properties": {time: {"bsonType": "date"}}};
+            let validator = doc! {"$jsonSchema": {
+                "bsonType": "object",
+                "required": ["_id", "control", "data"],
+                "properties": {
+                    "_id": {"bsonType": "objectId"},
+                    "control": {
+                        "bsonType": "object",
+                        "required": ["version", "min", "max"],
+                        "properties": {
+                            "version": {"bsonType": "number"},
+                            "min": bound.clone(),
+                            "max": bound,
+                            "closed": {"bsonType": "bool"},
+                        },
+                    },
+                    "data": {"bsonType": "object"},
+                    "meta": {},
+                },
+                "additionalProperties": false,
+            }};
+            let mut bucket_options =
+                doc! {"validator": validator, "clusteredIndex": true, "timeseries": ts.clone()};
             if let Some(ttl) = options.get("expireAfterSeconds") {
                 bucket_options.insert("expireAfterSeconds", ttl.clone());
             }
@@ -430,6 +485,8 @@ fn default_max_span(granularity: &str) -> i32 {
 fn timeseries_options(
     requested: &Document,
     version: ServerVersion,
+    db: &str,
+    name: &str,
     command: &str,
 ) -> Result<Document, CommandError> {
     const FIELDS: &[&str] = &[
@@ -463,14 +520,31 @@ fn timeseries_options(
             ));
         }
     };
+    // Source: create_command.cpp: both fields top-level, metaField neither `_id` nor the timeField.
+    let top_level = |field: &str| {
+        CommandError::new(
+            code::INVALID_OPTIONS,
+            format!("{db}.{name}: '{field}' must be a top-level field and not contain a '.'"),
+        )
+    };
+    if time_field.contains('.') {
+        return Err(top_level("timeField"));
+    }
     let mut stored = doc! {"timeField": time_field.as_str()};
     match requested.get("metaField") {
+        Some(Bson::String(meta)) if meta == "_id" => {
+            return Err(CommandError::new(
+                code::INVALID_OPTIONS,
+                "'metaField' cannot be \"_id\"",
+            ));
+        }
         Some(Bson::String(meta)) if *meta == time_field => {
             return Err(CommandError::new(
                 code::INVALID_OPTIONS,
-                "The 'metaField' cannot be the same as the 'timeField'",
+                "'metaField' cannot be the same as 'timeField'",
             ));
         }
+        Some(Bson::String(meta)) if meta.contains('.') => return Err(top_level("metaField")),
         Some(Bson::String(meta)) => {
             stored.insert("metaField", meta.as_str());
         }
@@ -539,7 +613,8 @@ fn timeseries_options(
 }
 
 /// Source: the manual's "Clustered Collections": `clusteredIndex: {key: {_id: 1}, unique: true,
-/// name?}`, listed as `{v: 2, key: {_id: 1}, name: "_id_", unique: true}`.
+/// name?}`, listed as `{v: 2, key: {_id: 1}, name: "_id_", unique: true}`; the errors are
+/// create_collection.cpp's `validateClusteredIndexSpec` (5979700 for unique, 5979701 for the key).
 fn clustered_index(value: &Bson) -> Result<Document, CommandError> {
     let spec = match value {
         Bson::Boolean(true) => doc! {"key": {"_id": 1}, "unique": true},
@@ -551,14 +626,14 @@ fn clustered_index(value: &Bson) -> Result<Document, CommandError> {
         .is_ok_and(|k| k.len() == 1 && k.get("_id").and_then(number) == Some(1.0));
     if !key_ok {
         return Err(CommandError::new(
-            code::INVALID_OPTIONS,
+            5_979_701,
             "The clusteredIndex option is only supported for key: {_id: 1}",
         ));
     }
     if !matches!(spec.get("unique"), Some(Bson::Boolean(true))) {
         return Err(CommandError::new(
-            code::INVALID_OPTIONS,
-            "The clusteredIndex option requires unique: true",
+            5_979_700,
+            "The clusteredIndex option requires unique: true to be specified",
         ));
     }
     let name = spec.get_str("name").unwrap_or("_id_");

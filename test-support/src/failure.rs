@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::RecordedCommand;
+
 /// What an injected failure does to the command it hits.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FailAction {
@@ -15,8 +17,12 @@ pub enum FailAction {
     },
     /// Close the connection without replying (the driver sees a network error).
     CloseConnection,
-    /// Sleep this long, then answer normally.
+    /// Sleep this long, then answer normally. A command carrying a shorter `maxTimeMS` instead
+    /// fails with MaxTimeMSExpired (50) once that time has passed, as the server would.
     Stall(Duration),
+    /// Send this document as the reply (e.g. an error with `errorLabels`, or a write concern
+    /// error), verbatim.
+    Reply(bson::Document),
 }
 
 /// A failure to inject with [`TestServer::inject`](crate::TestServer::inject).
@@ -33,6 +39,7 @@ pub enum FailAction {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     pub(crate) command: Option<String>,
+    pub(crate) matching: bson::Document,
     pub(crate) nth: u64,
     pub(crate) times: u64,
     pub(crate) action: FailAction,
@@ -54,6 +61,7 @@ impl Failure {
     pub fn any_command() -> Self {
         Self {
             command: None,
+            matching: bson::Document::new(),
             nth: 1,
             times: 1,
             action: FailAction::Error {
@@ -61,6 +69,14 @@ impl Failure {
                 message: "injected failure".to_owned(),
             },
         }
+    }
+
+    /// Only counts commands whose body has each field of `fields` with an equal value, e.g.
+    /// `doc! {"listIndexes": "orders"}` to pick one collection among concurrent `listIndexes`.
+    #[must_use]
+    pub fn matching(mut self, fields: bson::Document) -> Self {
+        self.matching = fields;
+        self
     }
 
     /// Hits the `n`-th matching command (1-based) instead of the first.
@@ -100,10 +116,17 @@ impl Failure {
         self
     }
 
-    /// Sleeps `duration` before answering normally.
+    /// Sleeps `duration` before answering normally (see [`FailAction::Stall`] for `maxTimeMS`).
     #[must_use]
     pub fn stall(mut self, duration: Duration) -> Self {
         self.action = FailAction::Stall(duration);
+        self
+    }
+
+    /// Replies with `reply` verbatim.
+    #[must_use]
+    pub fn reply(mut self, reply: bson::Document) -> Self {
+        self.action = FailAction::Reply(reply);
         self
     }
 }
@@ -120,13 +143,19 @@ impl Armed {
         Self { failure, seen: 0 }
     }
 
-    /// Counts `command` if it matches; returns the action when this one is hit.
-    pub(crate) fn observe(&mut self, command: &str, is_monitoring: bool) -> Option<FailAction> {
+    /// Counts the command if it matches; returns the action when this one is hit.
+    pub(crate) fn observe(&mut self, command: &RecordedCommand) -> Option<FailAction> {
         let applies = match &self.failure.command {
-            Some(name) => name == command,
-            None => !is_monitoring,
+            Some(name) => *name == command.name,
+            None => !command.is_monitoring(),
         };
-        if !applies {
+        let fields_match = self.failure.matching.iter().all(|(field, value)| {
+            command
+                .body
+                .get(field)
+                .is_some_and(|v| crate::matcher::values_equal(v, value))
+        });
+        if !applies || !fields_match {
             return None;
         }
         self.seen += 1;
@@ -144,32 +173,49 @@ impl Armed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::doc;
+
+    fn command(body: bson::Document) -> RecordedCommand {
+        RecordedCommand {
+            name: body.keys().next().unwrap().clone(),
+            db: "d".into(),
+            body,
+            connection_id: 1,
+        }
+    }
 
     #[test]
     fn nth_counts_only_matching_commands() {
         let mut armed = Armed::new(Failure::on("find").nth(2));
-        assert_eq!(armed.observe("insert", false), None);
-        assert_eq!(armed.observe("find", false), None);
-        assert!(armed.observe("find", false).is_some());
+        assert_eq!(armed.observe(&command(doc! {"insert": "c"})), None);
+        assert_eq!(armed.observe(&command(doc! {"find": "c"})), None);
+        assert!(armed.observe(&command(doc! {"find": "c"})).is_some());
         assert!(armed.is_spent());
-        assert_eq!(armed.observe("find", false), None);
+        assert_eq!(armed.observe(&command(doc! {"find": "c"})), None);
     }
 
     #[test]
     fn any_command_skips_monitoring() {
         let mut armed = Armed::new(Failure::any_command().close_connection());
-        assert_eq!(armed.observe("hello", true), None);
+        assert_eq!(armed.observe(&command(doc! {"hello": 1})), None);
         assert_eq!(
-            armed.observe("ping", false),
+            armed.observe(&command(doc! {"ping": 1})),
             Some(FailAction::CloseConnection)
         );
+    }
+
+    #[test]
+    fn matching_picks_commands_by_their_fields() {
+        let mut armed = Armed::new(Failure::on("listIndexes").matching(doc! {"listIndexes": "b"}));
+        assert_eq!(armed.observe(&command(doc! {"listIndexes": "a"})), None);
+        assert!(armed.observe(&command(doc! {"listIndexes": "b"})).is_some());
     }
 
     #[test]
     fn always_keeps_firing() {
         let mut armed = Armed::new(Failure::on("ping").always());
         for _ in 0..5 {
-            assert!(armed.observe("ping", false).is_some());
+            assert!(armed.observe(&command(doc! {"ping": 1})).is_some());
         }
         assert!(!armed.is_spent());
     }

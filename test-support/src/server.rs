@@ -350,6 +350,13 @@ enum Next {
     Reply(Document),
     Close,
     StallThenRun(std::time::Duration),
+    StallThenFail(std::time::Duration),
+}
+
+/// The command's `maxTimeMS`, when positive.
+fn max_time(body: &Document) -> Option<std::time::Duration> {
+    let ms = body.get("maxTimeMS").and_then(crate::matcher::number)?;
+    (ms > 0.0).then(|| std::time::Duration::from_millis(ms as u64))
 }
 
 async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection_id: i64) {
@@ -373,6 +380,11 @@ async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection
             Next::StallThenRun(duration) => {
                 tokio::time::sleep(duration).await;
                 run(&mut lock(&shared), &request.body, connection_id)
+            }
+            Next::StallThenFail(limit) => {
+                tokio::time::sleep(limit).await;
+                // Source: the manual's maxTimeMS: the operation fails with MaxTimeMSExpired (50).
+                CommandError::new(50, "operation exceeded time limit").to_reply()
             }
         };
         if request.kind == RequestKind::MsgNoReply {
@@ -407,10 +419,9 @@ fn admit(state: &mut State, body: &Document, connection_id: i64) -> Next {
         body: body.clone(),
         connection_id,
     };
-    let is_monitoring = recorded.is_monitoring();
     let mut fired = None;
     for armed in &mut state.failures {
-        if let Some(action) = armed.observe(&recorded.name, is_monitoring) {
+        if let Some(action) = armed.observe(&recorded) {
             fired.get_or_insert(action);
         }
     }
@@ -421,7 +432,11 @@ fn admit(state: &mut State, body: &Document, connection_id: i64) -> Next {
             Next::Reply(CommandError::new(code, message).to_reply())
         }
         Some(FailAction::CloseConnection) => Next::Close,
-        Some(FailAction::Stall(duration)) => Next::StallThenRun(duration),
+        Some(FailAction::Reply(reply)) => Next::Reply(reply),
+        Some(FailAction::Stall(duration)) => match max_time(body) {
+            Some(limit) if limit < duration => Next::StallThenFail(limit),
+            _ => Next::StallThenRun(duration),
+        },
         None => Next::Reply(run(state, body, connection_id)),
     }
 }

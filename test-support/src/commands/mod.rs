@@ -43,6 +43,11 @@ pub(crate) fn dispatch(
         "buildInfo" | "buildinfo" => Ok(handshake::build_info(state)),
         "ping" | "endSessions" | "killSessions" | "refreshSessions" => Ok(ok()),
         "connectionStatus" => Ok(handshake::connection_status()),
+        // Source: the manual's "Authentication": the server has no users, so any credentials
+        // fail with AuthenticationFailed (18), as for an unknown user.
+        "saslStart" | "saslContinue" | "authenticate" => {
+            Err(CommandError::new(18, "Authentication failed."))
+        }
         "listDatabases" => listing::list_databases(state, &cx),
         "listCollections" => listing::list_collections(state, &cx),
         "listIndexes" => listing::list_indexes(state, &cx),

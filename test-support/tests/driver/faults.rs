@@ -124,3 +124,79 @@ async fn reads_are_recorded_and_are_not_writes() {
     server.clear_commands();
     assert!(server.command_names().is_empty());
 }
+
+#[tokio::test]
+async fn matching_fails_one_collection_among_concurrent_list_indexes() {
+    let (server, client) = start().await;
+    for name in ["a", "b", "c"] {
+        server.execute("shop", doc! {"create": name});
+    }
+    server.inject(
+        Failure::on("listIndexes")
+            .matching(doc! {"listIndexes": "b"})
+            .error(13, "no"),
+    );
+    let db = client.database("shop");
+    let (a, b, c) = tokio::join!(
+        db.run_command(doc! {"listIndexes": "a"}),
+        db.run_command(doc! {"listIndexes": "b"}),
+        db.run_command(doc! {"listIndexes": "c"}),
+    );
+    assert!(a.is_ok() && c.is_ok());
+    assert_eq!(code_of(&b.unwrap_err()), 13);
+}
+
+#[tokio::test]
+async fn a_raw_reply_is_sent_verbatim() {
+    let (server, client) = start().await;
+    server.inject(Failure::on("ping").reply(doc! {
+        "ok": 0.0,
+        "errmsg": "not primary",
+        "code": 10107,
+        "codeName": "NotWritablePrimary",
+        "errorLabels": ["RetryableWriteError"],
+    }));
+    let err = client
+        .database("shop")
+        .run_command(doc! {"ping": 1})
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&err), 10107);
+    assert!(err.contains_label("RetryableWriteError"));
+}
+
+#[tokio::test]
+async fn a_stall_longer_than_max_time_ms_fails_with_max_time_ms_expired() {
+    let (server, client) = start().await;
+    server.execute("shop", doc! {"create": "orders"});
+    server.inject(Failure::on("count").stall(Duration::from_secs(30)));
+    let db = client.database("shop");
+    let err = db
+        .run_command(doc! {"count": "orders", "maxTimeMS": 50})
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&err), 50);
+}
+
+#[tokio::test]
+async fn credentials_fail_with_authentication_failed() {
+    let server = mongo_schema_test_support::TestServer::start(Default::default()).await;
+    let uri = server
+        .uri()
+        .replace("mongodb://", "mongodb://alice:s3cret@");
+    let client = mongodb::Client::with_uri_str(uri).await.unwrap();
+    let err = client
+        .database("shop")
+        .run_command(doc! {"ping": 1})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&*err.kind, ErrorKind::Authentication { .. }),
+        "{err:?}"
+    );
+    assert!(
+        server.command_names().contains(&"saslStart".to_owned()),
+        "{:?}",
+        server.command_names()
+    );
+}

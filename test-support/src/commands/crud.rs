@@ -150,7 +150,13 @@ pub(crate) fn find(state: &mut State, cx: &Context<'_>) -> Result<Document, Comm
     let single = cx.flag("singleBatch") || limit < 0;
     let ns = format!("{}.{name}", cx.db);
     let batch_size = cx.batch_size()?;
-    Ok(cursor::first_batch(state, ns, docs, batch_size, single))
+    Ok(cursor::first_batch(
+        state,
+        ns,
+        docs,
+        batch_size.unwrap_or(cursor::QUERY_FIRST_BATCH),
+        single,
+    ))
 }
 
 /// Source: the manual's `count` page: `{n, ok}` over `query`, with `skip` and `limit`; a missing
@@ -289,7 +295,13 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
     }
     let ns = format!("{}.{name}", cx.db);
     let batch_size = cx.batch_size()?;
-    Ok(cursor::first_batch(state, ns, docs, batch_size, false))
+    Ok(cursor::first_batch(
+        state,
+        ns,
+        docs,
+        batch_size.unwrap_or(cursor::QUERY_FIRST_BATCH),
+        false,
+    ))
 }
 
 fn sort_documents(docs: &mut [Document], spec: &Document) -> Result<(), CommandError> {

@@ -1,8 +1,10 @@
 //! Cursors: first batches, `getMore` and `killCursors`.
 //!
-//! Source: the manual's `getMore` and `killCursors` pages, and "Cursor batches": a first batch
-//! holds 101 documents unless `batchSize` says otherwise, a `getMore` without `batchSize` returns
-//! the rest (up to 16 MiB), and an exhausted cursor comes back with `id: 0`.
+//! Source: the manual's `getMore` and `killCursors` pages, and "Cursor batches": a `find` or
+//! `aggregate` first batch holds 101 documents unless `batchSize` says otherwise, while
+//! `listCollections` and `listIndexes` default to no count limit (`defaultBatchSize =
+//! std::numeric_limits<long long>::max()` in their commands); every batch stops at 16 MiB; a
+//! `getMore` without `batchSize` returns the rest; an exhausted cursor comes back with `id: 0`.
 
 use std::collections::VecDeque;
 
@@ -12,8 +14,8 @@ use super::{Context, wrong_type};
 use crate::error::{CommandError, code};
 use crate::state::{Cursor, State};
 
-/// The server's default first batch size.
-const DEFAULT_FIRST_BATCH: usize = 101;
+/// The first batch size of `find` and `aggregate` when the command names none.
+pub(crate) const QUERY_FIRST_BATCH: usize = 101;
 /// A batch stops growing past this many bytes (the server's 16 MiB reply budget).
 const BATCH_BYTES: usize = 16 * 1024 * 1024 - 64 * 1024;
 
@@ -22,11 +24,11 @@ pub(crate) fn first_batch(
     state: &mut State,
     ns: String,
     documents: Vec<Document>,
-    batch_size: Option<usize>,
+    batch_size: usize,
     single_batch: bool,
 ) -> Document {
     let mut remaining: VecDeque<Document> = documents.into();
-    let batch = take_batch(&mut remaining, batch_size.unwrap_or(DEFAULT_FIRST_BATCH));
+    let batch = take_batch(&mut remaining, batch_size);
     let id = if remaining.is_empty() || single_batch {
         0
     } else {

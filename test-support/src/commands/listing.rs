@@ -89,7 +89,13 @@ pub(crate) fn list_collections(
         }
     }
     let ns = format!("{}.$cmd.listCollections", cx.db);
-    Ok(cursor::first_batch(state, ns, entries, batch_size, false))
+    Ok(cursor::first_batch(
+        state,
+        ns,
+        entries,
+        batch_size.unwrap_or(usize::MAX),
+        false,
+    ))
 }
 
 /// Source: the manual's `listIndexes` page (NamespaceNotFound 26 for a missing collection; the
@@ -130,5 +136,11 @@ pub(crate) fn list_indexes(state: &mut State, cx: &Context<'_>) -> Result<Docume
             _ => index.spec.clone(),
         })
         .collect();
-    Ok(cursor::first_batch(state, ns, entries, batch_size, false))
+    Ok(cursor::first_batch(
+        state,
+        ns,
+        entries,
+        batch_size.unwrap_or(usize::MAX),
+        false,
+    ))
 }

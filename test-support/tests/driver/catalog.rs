@@ -190,3 +190,22 @@ async fn drained_cursors_leave_nothing_open() {
     assert_eq!(drain(cursor).await.len(), 250);
     assert_eq!(server.open_cursors(), 0);
 }
+
+#[tokio::test]
+async fn listing_commands_return_everything_in_the_first_batch_by_default() {
+    // Source: list_collections.cpp / list_indexes.cpp: defaultBatchSize is unlimited (16 MiB cap).
+    let (server, client) = start().await;
+    for i in 0..150 {
+        server.execute("shop", doc! {"create": format!("c{i}")});
+    }
+    let db = client.database("shop");
+    let reply = run(&db, doc! {"listCollections": 1}).await;
+    let cursor = reply.get_document("cursor").unwrap();
+    assert_eq!(cursor.get_array("firstBatch").unwrap().len(), 150);
+    assert_eq!(cursor.get_i64("id").unwrap(), 0);
+    server.seed_documents("shop", "c0", (0..150).map(|i| doc! {"_id": i}));
+    let reply = run(&db, doc! {"find": "c0"}).await;
+    let cursor = reply.get_document("cursor").unwrap();
+    assert_eq!(cursor.get_array("firstBatch").unwrap().len(), 101);
+    assert_ne!(cursor.get_i64("id").unwrap(), 0);
+}

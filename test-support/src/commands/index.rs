@@ -162,7 +162,10 @@ fn conflict(requested: &Document, existing: &Document) -> Result<Option<()>, Com
     let same_keys = same_key(requested, existing);
     let same_identity = same_keys && IDENTITY.iter().all(|f| same_option(requested, existing, f));
     let same_options = same_identity && same_other_options(requested, existing);
-    if same_name && !same_keys {
+    // Source: index_catalog_impl.cpp `_doesSpecConflictWithExisting`: under the same name, a
+    // different key pattern or identity option ("kDifferent") is 86; only non-identity option
+    // differences ("kEquivalent") are 85.
+    if same_name && !same_identity {
         return Err(CommandError::new(
             code::INDEX_KEY_SPECS_CONFLICT,
             format!(

@@ -166,6 +166,12 @@ async fn same_name_with_other_keys_conflicts_with_86() {
     )
     .await;
     assert_eq!(code_of(&err), 86);
+    // Same keys under the same name but another identity option (unique) is also 86.
+    let err = run_err(&db, doc! {"createIndexes": "users", "indexes": [{"key": {"a": 1}, "name": "idx", "unique": true}]}).await;
+    assert_eq!(code_of(&err), 86);
+    // Only a non-identity option (hidden) differing is 85.
+    let err = run_err(&db, doc! {"createIndexes": "users", "indexes": [{"key": {"a": 1}, "name": "idx", "hidden": true}]}).await;
+    assert_eq!(code_of(&err), 85);
 }
 
 #[tokio::test]

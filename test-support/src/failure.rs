@@ -38,7 +38,7 @@ pub enum FailAction {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
-    pub(crate) command: Option<String>,
+    pub(crate) target: Target,
     pub(crate) matching: bson::Document,
     pub(crate) nth: u64,
     pub(crate) times: u64,
@@ -51,7 +51,7 @@ impl Failure {
     #[must_use]
     pub fn on(command: &str) -> Self {
         Self {
-            command: Some(command.to_owned()),
+            target: Target::Named(command.to_owned()),
             ..Self::any_command()
         }
     }
@@ -60,7 +60,7 @@ impl Failure {
     #[must_use]
     pub fn any_command() -> Self {
         Self {
-            command: None,
+            target: Target::Any,
             matching: bson::Document::new(),
             nth: 1,
             times: 1,
@@ -68,6 +68,16 @@ impl Failure {
                 code: 8,
                 message: "injected failure".to_owned(),
             },
+        }
+    }
+
+    /// Fails the first write command (see [`RecordedCommand::is_write`]): with
+    /// [`nth`](Self::nth), the k-th write, whatever it is.
+    #[must_use]
+    pub fn any_write() -> Self {
+        Self {
+            target: Target::AnyWrite,
+            ..Self::any_command()
         }
     }
 
@@ -131,6 +141,14 @@ impl Failure {
     }
 }
 
+/// Which commands a failure counts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Target {
+    Named(String),
+    Any,
+    AnyWrite,
+}
+
 /// An injected failure with its count of matching commands seen.
 #[derive(Debug)]
 pub(crate) struct Armed {
@@ -145,9 +163,10 @@ impl Armed {
 
     /// Counts the command if it matches; returns the action when this one is hit.
     pub(crate) fn observe(&mut self, command: &RecordedCommand) -> Option<FailAction> {
-        let applies = match &self.failure.command {
-            Some(name) => *name == command.name,
-            None => !command.is_monitoring(),
+        let applies = match &self.failure.target {
+            Target::Named(name) => *name == command.name,
+            Target::Any => !command.is_monitoring(),
+            Target::AnyWrite => command.is_write(),
         };
         let fields_match = self.failure.matching.iter().all(|(field, value)| {
             command
@@ -209,6 +228,19 @@ mod tests {
         let mut armed = Armed::new(Failure::on("listIndexes").matching(doc! {"listIndexes": "b"}));
         assert_eq!(armed.observe(&command(doc! {"listIndexes": "a"})), None);
         assert!(armed.observe(&command(doc! {"listIndexes": "b"})).is_some());
+    }
+
+    #[test]
+    fn any_write_counts_writes_only() {
+        let mut armed = Armed::new(Failure::any_write().nth(2));
+        assert_eq!(armed.observe(&command(doc! {"listIndexes": "a"})), None);
+        assert_eq!(armed.observe(&command(doc! {"create": "a"})), None);
+        assert_eq!(armed.observe(&command(doc! {"find": "a"})), None);
+        assert!(
+            armed
+                .observe(&command(doc! {"createIndexes": "a"}))
+                .is_some()
+        );
     }
 
     #[test]

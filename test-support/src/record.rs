@@ -53,6 +53,13 @@ impl RecordedCommand {
         MONITORING.contains(&self.name.as_str())
     }
 
+    /// The collection the command names (its first value, when a string), e.g. `orders` for
+    /// `{listIndexes: "orders"}`.
+    #[must_use]
+    pub fn target(&self) -> Option<&str> {
+        self.body.get(&self.name).and_then(bson::Bson::as_str)
+    }
+
     /// Whether this command writes: a catalog or data change, or an `aggregate` whose pipeline
     /// ends in `$out` or `$merge`.
     #[must_use]

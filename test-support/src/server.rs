@@ -170,6 +170,67 @@ impl TestServer {
         target.indexes.push(entry);
     }
 
+    /// Seeds a whole database from a catalog document in the shape `mongo-schema snapshot`
+    /// writes: `{collections: [<listCollections entries>], indexes: {<collection>: [<listIndexes
+    /// entries>]}}`, verbatim. Index entries wrapped as `{spec, indexBuildInfo}` become builds in
+    /// progress.
+    ///
+    /// # Panics
+    /// When `collections` holds an entry without a string `name`, or `indexes` names a collection
+    /// not in `collections`.
+    pub fn seed_catalog(&self, db: &str, catalog: &Document) {
+        for entry in catalog
+            .get_array("collections")
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let entry = entry.as_document().expect("collections holds documents");
+            self.seed_collection(db, entry.clone());
+        }
+        let indexes = catalog.get_document("indexes").cloned().unwrap_or_default();
+        for (collection, entries) in indexes {
+            for entry in entries.as_array().map(Vec::as_slice).unwrap_or_default() {
+                let entry = entry.as_document().expect("indexes holds documents");
+                match (
+                    entry.get_document("spec"),
+                    entry.get_document("indexBuildInfo"),
+                ) {
+                    (Ok(spec), Ok(info)) => {
+                        self.seed_index_build(db, &collection, spec.clone(), info.clone());
+                    }
+                    (Ok(spec), Err(_)) => self.seed_index(db, &collection, spec.clone()),
+                    _ => self.seed_index(db, &collection, entry.clone()),
+                }
+            }
+        }
+    }
+
+    /// A database's catalog in the shape [`seed_catalog`](Self::seed_catalog) reads, as stored
+    /// (in-progress builds unwrapped): what a correct `snapshot` of this server must contain.
+    #[must_use]
+    pub fn catalog(&self, db: &str) -> Document {
+        let state = self.state();
+        let mut collections = Vec::new();
+        let mut indexes = Document::new();
+        for collection in state
+            .databases
+            .get(db)
+            .map(|d| d.collections.as_slice())
+            .unwrap_or_default()
+        {
+            collections.push(Bson::Document(collection.entry.clone()));
+            if collection.kind() != "view" {
+                let specs: Vec<Bson> = collection
+                    .indexes
+                    .iter()
+                    .map(|i| Bson::Document(i.spec.clone()))
+                    .collect();
+                indexes.insert(collection.name.clone(), specs);
+            }
+        }
+        bson::doc! {"collections": collections, "indexes": indexes}
+    }
+
     /// Appends documents to a collection verbatim (no `_id` added, no validation).
     ///
     /// # Panics

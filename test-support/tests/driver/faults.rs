@@ -200,3 +200,23 @@ async fn credentials_fail_with_authentication_failed() {
         server.command_names()
     );
 }
+
+#[tokio::test]
+async fn any_write_fails_the_kth_write_whatever_it_is() {
+    let (server, client) = start().await;
+    let db = client.database("shop");
+    server.inject(Failure::any_write().nth(2).error(11601, "interrupted"));
+    run(&db, doc! {"create": "a"}).await;
+    run(&db, doc! {"listCollections": 1}).await;
+    let err = db
+        .run_command(doc! {"createIndexes": "a", "indexes": [{"key": {"x": 1}, "name": "x_1"}]})
+        .await
+        .unwrap_err();
+    assert_eq!(code_of(&err), 11601);
+    assert_eq!(server.index_specs("shop", "a").len(), 1);
+    let writes = server.write_commands();
+    assert_eq!(
+        writes.iter().map(|c| c.target()).collect::<Vec<_>>(),
+        [Some("a"), Some("a")]
+    );
+}

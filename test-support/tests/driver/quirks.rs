@@ -138,3 +138,43 @@ async fn raw_seeded_entries_are_listed_verbatim() {
     let specs: Vec<Document> = listed(&db, doc! {"listIndexes": "old"}).await;
     assert_eq!(specs, vec![spec]);
 }
+
+#[tokio::test]
+async fn a_snapshot_shaped_catalog_seeds_and_reads_back() {
+    let (server, client) = start().await;
+    let catalog = doc! {
+        "collections": [
+            {"name": "orders", "type": "collection", "options": {"validationLevel": "moderate"}, "info": {"readOnly": false}},
+            {"name": "recent", "type": "view", "options": {"viewOn": "orders", "pipeline": []}, "info": {"readOnly": true}},
+        ],
+        "indexes": {
+            "orders": [
+                {"v": 2, "key": {"_id": 1}, "name": "_id_"},
+                {"spec": {"v": 2, "key": {"s": 1}, "name": "s_1"}, "indexBuildInfo": {"buildUUID": "u"}},
+            ],
+        },
+    };
+    server.seed_catalog("shop", &catalog);
+    let db = client.database("shop");
+    let wrapped = listed(
+        &db,
+        doc! {"listIndexes": "orders", "includeIndexBuildInfo": true},
+    )
+    .await;
+    assert_eq!(
+        wrapped[1],
+        doc! {"spec": {"v": 2, "key": {"s": 1}, "name": "s_1"}, "indexBuildInfo": {"buildUUID": "u"}}
+    );
+    let back = server.catalog("shop");
+    assert_eq!(
+        back.get_array("collections").unwrap(),
+        catalog.get_array("collections").unwrap()
+    );
+    let orders = back
+        .get_document("indexes")
+        .unwrap()
+        .get_array("orders")
+        .unwrap();
+    assert_eq!(orders.len(), 2);
+    assert!(!back.get_document("indexes").unwrap().contains_key("recent"));
+}

@@ -8,6 +8,16 @@
 //! [`TestServer::execute`]), switch version quirks, inject failures, and read back every command
 //! received.
 //!
+//! Commands: `hello`/`isMaster`, `buildInfo`, `ping`, `endSessions`, `connectionStatus`;
+//! `listDatabases`, `listCollections` (`filter`, `nameOnly`, batches), `listIndexes`
+//! (`includeIndexBuildInfo`, `includeBuildUUIDs`), `getMore`, `killCursors`; `create` (validation
+//! options, time-series, clustered, capped, views, collation, pre-images), `collMod` (validator,
+//! level, action, index TTL/hidden/prepareUnique/unique, time-series granularity, TTL), `drop`,
+//! `dropDatabase`, `createIndexes` (listed forms, default names, conflicts 85/86), `dropIndexes`;
+//! `insert` (validation through the [`SchemaEvaluator`]), `find`, `count`, `aggregate` (`$match`,
+//! `$count`, `$group`, `$sort`, `$skip`, `$limit`, `$sample`, `$project`), `explain` (canned or
+//! COLLSCAN). Credentials fail with AuthenticationFailed (18); anything else is CommandNotFound (59).
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {

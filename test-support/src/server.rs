@@ -27,6 +27,9 @@ struct Shared {
 
 /// A MongoDB wire-protocol server on 127.0.0.1, holding its catalog in memory.
 ///
+/// It serves on the tokio runtime that started it, so the code under test must not block that
+/// runtime's only thread: synchronous code (a CLI run, `block_on`) belongs with
+/// [`BlockingTestServer`]. Seeding, inspection and injection methods are synchronous and cheap.
 /// Dropping it stops the listener and closes every connection.
 ///
 /// ```

@@ -765,6 +765,9 @@ pub(crate) fn coll_mod(state: &mut State, cx: &Context<'_>) -> Result<Document, 
                 let field = if key == "cappedSize" { "size" } else { "max" };
                 updated.set_option(field, Some(value.clone()));
             }
+            "viewOn" | "pipeline" if updated.kind() == "view" => {
+                updated.set_option(key, Some(value.clone()));
+            }
             "dryRun" | "collectionUUID" => {}
             other => return Err(unknown_field("collMod", other)),
         }
@@ -821,8 +824,8 @@ pub(crate) fn ensure(
 /// Whether `doc` passes the collection's validator; `Err` carries the writeError's `errInfo`.
 ///
 /// Source: the manual's "Schema Validation": level `off` skips validation; from 5.0 a rejection
-/// explains itself in `errInfo: {failingDocumentId, details}`. Without a [`SchemaEvaluator`]
-/// (crate::SchemaEvaluator) a `$jsonSchema` validator is not applied.
+/// explains itself in `errInfo: {failingDocumentId, details}`. Without a
+/// [`SchemaEvaluator`](crate::SchemaEvaluator) a `$jsonSchema` validator is not applied.
 pub(crate) fn validate(
     state: &State,
     collection: &Collection,

@@ -251,6 +251,17 @@ impl TestServer {
         target.documents.extend(documents);
     }
 
+    /// Answers every command named `command` with `reply` from now on, instead of the built-in
+    /// handler or CommandNotFound: for commands this server does not model (`listShards`,
+    /// `serverStatus`, `getParameter`, ...). `ok: 1.0` is added when `reply` has no `ok`.
+    pub fn seed_reply(&self, command: &str, reply: Document) {
+        let mut reply = reply;
+        if !reply.contains_key("ok") {
+            reply.insert("ok", 1.0);
+        }
+        self.state().canned.insert(command.to_owned(), reply);
+    }
+
     /// Registers a canned `explain` reply: an `explain` whose inner command has every field of
     /// `command` (compared by value; e.g. `{find: "orders", filter: {status: "PAID"}}`) gets
     /// `reply`. The first registered match wins; without one the server answers with a COLLSCAN plan.

@@ -21,6 +21,8 @@ pub(crate) struct State {
     pub(crate) failures: Vec<Armed>,
     /// Canned explain replies: (fields the explained command must have, reply).
     pub(crate) explains: Vec<(Document, Document)>,
+    /// Canned replies by command name, answered instead of the built-in handler.
+    pub(crate) canned: HashMap<String, Document>,
     pub(crate) port: u16,
 }
 
@@ -73,6 +75,7 @@ impl State {
             recorded: Vec::new(),
             failures: Vec::new(),
             explains: Vec::new(),
+            canned: HashMap::new(),
             port,
         }
     }

@@ -23,6 +23,10 @@ pub(crate) fn hello(state: &State, cx: &Context<'_>) -> Document {
     if cx.flag("helloOk") {
         reply.insert("helloOk", true);
     }
+    if state.quirks.mongos {
+        // Source: the manual's `hello` page: a mongos answers `msg: "isdbgrid"`.
+        reply.insert("msg", "isdbgrid");
+    }
     reply.extend(doc! {
         "maxBsonObjectSize": 16_777_216,
         "maxMessageSizeBytes": crate::wire::MAX_MESSAGE_SIZE,

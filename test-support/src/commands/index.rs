@@ -739,3 +739,70 @@ pub(crate) fn coll_mod_index(
     }
     Ok(reply)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(spec: Document) -> Document {
+        normalize_spec(&spec, None, &Quirks::default()).unwrap()
+    }
+
+    #[test]
+    fn default_names_print_whole_doubles_as_integers() {
+        assert_eq!(default_name(&doc! {"a": 1.0, "b": -1}), "a_1_b_-1");
+        assert_eq!(default_name(&doc! {"a": 1.5}), "a_1.5");
+        assert_eq!(default_name(&doc! {"loc": "2dsphere"}), "loc_2dsphere");
+    }
+
+    #[test]
+    fn text_keys_keep_prefix_and_suffix_fields_around_fts() {
+        let spec = listed(doc! {"key": {"a": 1, "t": "text", "u": "text", "z": -1}, "name": "x"});
+        assert_eq!(
+            spec.get_document("key").unwrap(),
+            &doc! {"a": 1, "_fts": "text", "_ftsx": 1, "z": -1}
+        );
+        assert_eq!(
+            spec.get_document("weights").unwrap(),
+            &doc! {"t": 1, "u": 1}
+        );
+    }
+
+    #[test]
+    fn listed_specs_put_v_key_name_first() {
+        let spec = listed(doc! {"unique": true, "name": "e", "key": {"e": 1}});
+        let keys: Vec<&String> = spec.keys().collect();
+        assert_eq!(keys, ["v", "key", "name", "unique"]);
+    }
+
+    #[test]
+    fn conflicts_follow_identity_then_options() {
+        let base = listed(doc! {"key": {"a": 1}, "name": "a_1", "expireAfterSeconds": 10});
+        let same = listed(doc! {"key": {"a": 1.0}, "name": "a_1", "expireAfterSeconds": 10.0});
+        assert_eq!(conflict(&same, &base).unwrap(), None);
+        let other_ttl = listed(doc! {"key": {"a": 1}, "name": "a_1", "expireAfterSeconds": 20});
+        assert_eq!(
+            conflict(&other_ttl, &base).unwrap_err().code,
+            code::INDEX_OPTIONS_CONFLICT
+        );
+        let other_keys = listed(doc! {"key": {"b": 1}, "name": "a_1"});
+        assert_eq!(
+            conflict(&other_keys, &base).unwrap_err().code,
+            code::INDEX_KEY_SPECS_CONFLICT
+        );
+        let renamed = listed(doc! {"key": {"a": 1}, "name": "other", "expireAfterSeconds": 10});
+        assert_eq!(
+            conflict(&renamed, &base).unwrap_err().code,
+            code::INDEX_OPTIONS_CONFLICT
+        );
+        let sparse = listed(doc! {"key": {"a": 1}, "name": "sparse", "sparse": true});
+        assert_eq!(conflict(&sparse, &base).unwrap(), Some(()));
+    }
+
+    #[test]
+    fn unique_one_equals_unique_true() {
+        let a = listed(doc! {"key": {"a": 1}, "name": "a", "unique": 1});
+        let b = listed(doc! {"key": {"a": 1}, "name": "a", "unique": true});
+        assert_eq!(conflict(&a, &b).unwrap(), None);
+    }
+}

@@ -32,6 +32,9 @@ pub(crate) fn dispatch(
             ));
         }
     };
+    if let Some(reply) = state.canned.get(&name) {
+        return Ok(reply.clone());
+    }
     let cx = Context {
         db: &db,
         name: &name,

@@ -178,3 +178,38 @@ async fn a_snapshot_shaped_catalog_seeds_and_reads_back() {
     assert_eq!(orders.len(), 2);
     assert!(!back.get_document("indexes").unwrap().contains_key("recent"));
 }
+
+#[tokio::test]
+async fn a_mongos_with_canned_list_shards_and_seeded_shard_keys() {
+    let (server, client) = start_with(quirks(Quirks {
+        mongos: true,
+        ..Default::default()
+    }))
+    .await;
+    server.seed_reply(
+        "listShards",
+        doc! {"shards": [{"_id": "shard01", "host": "rs1/h:27018"}]},
+    );
+    server.execute("config", doc! {"create": "collections"});
+    server.seed_documents(
+        "config",
+        "collections",
+        [doc! {"_id": "shop.events", "key": {"user_id": "hashed"}, "unique": false}],
+    );
+    let hello = run(&client.database("admin"), doc! {"hello": 1}).await;
+    assert_eq!(hello.get_str("msg").unwrap(), "isdbgrid");
+    let shards = run(&client.database("admin"), doc! {"listShards": 1}).await;
+    assert_eq!(shards.get_array("shards").unwrap().len(), 1);
+    assert_eq!(shards.get_f64("ok").unwrap(), 1.0);
+    let found = client
+        .database("config")
+        .collection::<Document>("collections")
+        .find_one(doc! {"_id": "shop.events"})
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        found.get_document("key").unwrap(),
+        &doc! {"user_id": "hashed"}
+    );
+}

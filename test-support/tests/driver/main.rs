@@ -131,3 +131,49 @@ fn blocking_server_serves_a_synchronous_test() {
     assert_eq!(names, vec!["orders".to_owned()]);
     assert_eq!(server.command_names(), vec!["listCollections".to_owned()]);
 }
+
+#[tokio::test]
+async fn a_legacy_op_query_handshake_gets_an_op_reply() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // Source: the manual's wire protocol page: OP_QUERY (2004) on `admin.$cmd` is answered with
+    // OP_REPLY (1): responseFlags, cursorID, startingFrom, numberReturned, then the documents.
+    let server = TestServer::start(TestServerOptions::default()).await;
+    let mut stream = tokio::net::TcpStream::connect(server.address())
+        .await
+        .unwrap();
+    let query = doc! {"isMaster": 1, "helloOk": true}.to_vec().unwrap();
+    let mut body = Vec::new();
+    body.extend(0i32.to_le_bytes());
+    body.extend(b"admin.$cmd\0");
+    body.extend(0i32.to_le_bytes());
+    body.extend((-1i32).to_le_bytes());
+    body.extend(query);
+    let mut message = ((body.len() + 16) as i32).to_le_bytes().to_vec();
+    message.extend(42i32.to_le_bytes());
+    message.extend(0i32.to_le_bytes());
+    message.extend(2004i32.to_le_bytes());
+    message.extend(body);
+    stream.write_all(&message).await.unwrap();
+    let length = stream.read_i32_le().await.unwrap();
+    let mut rest = vec![0; length as usize - 4];
+    stream.read_exact(&mut rest).await.unwrap();
+    assert_eq!(
+        i32::from_le_bytes(rest[4..8].try_into().unwrap()),
+        42,
+        "responseTo"
+    );
+    assert_eq!(
+        i32::from_le_bytes(rest[8..12].try_into().unwrap()),
+        1,
+        "OP_REPLY"
+    );
+    assert_eq!(
+        i32::from_le_bytes(rest[28..32].try_into().unwrap()),
+        1,
+        "numberReturned"
+    );
+    let reply = Document::from_reader(&rest[32..]).unwrap();
+    assert!(reply.get_bool("ismaster").unwrap());
+    assert!(reply.get_bool("helloOk").unwrap());
+    assert_eq!(server.commands()[0].db, "admin");
+}

@@ -44,6 +44,12 @@ pub(crate) fn check(
                     .map_err(|m| CommandError::new(code::FAILED_TO_PARSE, m))?;
             }
             "$comment" => {}
+            "$expr" | "$where" | "$text" => {
+                return Err(CommandError::new(
+                    code::BAD_VALUE,
+                    format!("the test server does not evaluate {key}"),
+                ));
+            }
             other if other.starts_with('$') => {
                 return Err(CommandError::new(
                     code::BAD_VALUE,
@@ -60,8 +66,31 @@ pub(crate) fn check(
     Ok(())
 }
 
+/// Operators the server has and this matcher does not evaluate: refused with a message saying
+/// so, rather than the server's "unknown operator".
+const UNEVALUATED: &[&str] = &[
+    "$regex",
+    "$options",
+    "$elemMatch",
+    "$mod",
+    "$bitsAllSet",
+    "$bitsAnySet",
+    "$bitsAllClear",
+    "$bitsAnyClear",
+    "$geoWithin",
+    "$geoIntersects",
+    "$near",
+    "$nearSphere",
+];
+
 fn check_operators(operators: &Document) -> Result<(), CommandError> {
     for (op, operand) in operators {
+        if UNEVALUATED.contains(&op.as_str()) {
+            return Err(CommandError::new(
+                code::BAD_VALUE,
+                format!("the test server does not evaluate {op}"),
+            ));
+        }
         if !FIELD_OPERATORS.contains(&op.as_str()) {
             return Err(CommandError::new(
                 code::BAD_VALUE,
@@ -503,6 +532,13 @@ mod tests {
         assert_eq!(err.code, code::BAD_VALUE);
         let err = check(&doc! {"a": 1, "$jsonSchema": {}}, None).unwrap_err();
         assert_eq!(err.code, code::BAD_VALUE);
+    }
+
+    #[test]
+    fn unevaluated_server_operators_say_so() {
+        let err = check(&doc! {"a": {"$regex": "x"}}, None).unwrap_err();
+        assert_eq!(err.message, "the test server does not evaluate $regex");
+        assert!(check(&doc! {"$expr": {}}, None).is_err());
     }
 
     #[test]

@@ -190,6 +190,17 @@ pub(crate) fn build(
                 ));
             }
             options.insert("capped", true);
+            if state.version < ServerVersion::new(6, 2) {
+                // Source: SERVER-FACTS: before 6.2 the server rounds a capped size up to a
+                // multiple of 256.
+                let rounded = (size.unwrap_or_default() / 256.0).ceil() * 256.0;
+                let stored = if rounded <= f64::from(i32::MAX) {
+                    Bson::Int32(rounded as i32)
+                } else {
+                    Bson::Int64(rounded as i64)
+                };
+                options.insert("size", stored);
+            }
         } else {
             options.remove("capped");
         }

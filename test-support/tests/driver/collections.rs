@@ -258,6 +258,26 @@ async fn clustered_capped_collation_and_pre_images_are_stored() {
 }
 
 #[tokio::test]
+async fn capped_sizes_round_up_to_256_before_6_2() {
+    // Source: SERVER-FACTS: capped size may be rounded up to a multiple of 256 (before 6.2).
+    let (server, client) = start_with(TestServerOptions {
+        version: ServerVersion::V6_0,
+        ..Default::default()
+    })
+    .await;
+    let db = client.database("shop");
+    run(&db, doc! {"create": "old", "capped": true, "size": 1000}).await;
+    let options = options_of(&server.collection_entry("shop", "old").unwrap());
+    assert_eq!(options.get("size"), Some(&Bson::Int32(1024)));
+    server.set_version(ServerVersion::V7_0);
+    run(&db, doc! {"create": "new", "capped": true, "size": 1000}).await;
+    let options = options_of(&server.collection_entry("shop", "new").unwrap());
+    assert_eq!(options.get("size"), Some(&Bson::Int32(1000)));
+    let err = run_err(&db, doc! {"create": "bad", "size": 1000}).await;
+    assert_eq!(code_of(&err), 72);
+}
+
+#[tokio::test]
 async fn coll_mod_changes_validator_level_and_action() {
     let (server, client) = start().await;
     let db = client.database("shop");

@@ -59,6 +59,9 @@ pub struct Quirks {
     /// List `system.buckets.<name>` beside each time-series collection, as servers before 8.2
     /// (without viewless time-series) do.
     pub list_buckets_collections: bool,
+    /// List collections in reverse creation order: the server promises no order, and this
+    /// catches a client that depends on one.
+    pub reverse_collection_order: bool,
     /// Answer `hello` as a `mongos` router (`msg: "isdbgrid"`), so the driver sees a sharded
     /// cluster; pair with [`TestServer::seed_reply`](crate::TestServer::seed_reply) for
     /// `listShards` and seeded `config.collections` documents for shard keys.

@@ -366,9 +366,19 @@ impl TestServer {
             .collect()
     }
 
-    /// Forgets the commands recorded so far.
+    /// Forgets the commands recorded so far and the concurrency peaks.
     pub fn clear_commands(&self) {
-        self.state().recorded.clear();
+        let mut state = self.state();
+        state.recorded.clear();
+        state.peak_in_flight.clear();
+    }
+
+    /// The most commands named `name` the server was serving at the same moment, from receipt to
+    /// reply: with a [`Failure::stall`] on that command, this shows how many a client runs
+    /// concurrently (e.g. that `listIndexes` calls are concurrent but bounded).
+    #[must_use]
+    pub fn peak_in_flight(&self, name: &str) -> usize {
+        self.state().peak_in_flight.get(name).copied().unwrap_or(0)
     }
 
     // ---- failure injection ----
@@ -445,6 +455,8 @@ async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection
                 return;
             }
         };
+        let name = request.body.keys().next().cloned().unwrap_or_default();
+        let _in_flight = InFlight::enter(&shared, name);
         let next = {
             let mut state = lock(&shared);
             admit(&mut state, &request.body, connection_id)
@@ -477,6 +489,36 @@ async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection
         .is_err()
         {
             return;
+        }
+    }
+}
+
+/// Counts a command as being served until dropped (reply written, connection closed or task
+/// aborted).
+struct InFlight {
+    shared: Arc<Shared>,
+    name: String,
+}
+
+impl InFlight {
+    fn enter(shared: &Arc<Shared>, name: String) -> Self {
+        let mut state = lock(shared);
+        let now = state.in_flight.entry(name.clone()).or_insert(0);
+        *now += 1;
+        let now = *now;
+        let peak = state.peak_in_flight.entry(name.clone()).or_insert(0);
+        *peak = (*peak).max(now);
+        Self {
+            shared: Arc::clone(shared),
+            name,
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(now) = lock(&self.shared).in_flight.get_mut(&self.name) {
+            *now = now.saturating_sub(1);
         }
     }
 }

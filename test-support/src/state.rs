@@ -23,6 +23,9 @@ pub(crate) struct State {
     pub(crate) explains: Vec<(Document, Document)>,
     /// Canned replies by command name, answered instead of the built-in handler.
     pub(crate) canned: HashMap<String, Document>,
+    /// Commands being served right now, by name, and the most seen at once.
+    pub(crate) in_flight: HashMap<String, usize>,
+    pub(crate) peak_in_flight: HashMap<String, usize>,
     pub(crate) port: u16,
 }
 
@@ -76,6 +79,8 @@ impl State {
             failures: Vec::new(),
             explains: Vec::new(),
             canned: HashMap::new(),
+            in_flight: HashMap::new(),
+            peak_in_flight: HashMap::new(),
             port,
         }
     }

@@ -491,14 +491,14 @@ pub(crate) fn drop_indexes(state: &mut State, cx: &Context<'_>) -> Result<Docume
                 doc! {"nIndexesWas": was, "msg": "non-_id indexes dropped for collection", "ok": 1.0},
             );
         }
-        Bson::String(single) => vec![find_by_name(collection, single, &ns)?],
+        Bson::String(single) => vec![find_by_name(collection, single)?],
         Bson::Array(names) => {
             let mut found = Vec::new();
             for item in names {
                 let Bson::String(n) = item else {
                     return Err(wrong_type("dropIndexes", "index", item, "string"));
                 };
-                found.push(find_by_name(collection, n, &ns)?);
+                found.push(find_by_name(collection, n)?);
             }
             found
         }
@@ -547,8 +547,7 @@ pub(crate) fn drop_indexes(state: &mut State, cx: &Context<'_>) -> Result<Docume
     Ok(doc! {"nIndexesWas": was, "ok": 1.0})
 }
 
-fn find_by_name(collection: &Collection, name: &str, ns: &str) -> Result<usize, CommandError> {
-    let _ = ns;
+fn find_by_name(collection: &Collection, name: &str) -> Result<usize, CommandError> {
     collection
         .indexes
         .iter()

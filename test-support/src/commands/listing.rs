@@ -76,8 +76,14 @@ pub(crate) fn list_collections(
     let evaluator = state.evaluator.clone();
     matcher::check(&filter, evaluator.as_deref())?;
     let mut entries = Vec::new();
+    let reverse = state.quirks.reverse_collection_order;
     if let Some(database) = state.databases.get(cx.db) {
-        for collection in &database.collections {
+        let ordered: Box<dyn Iterator<Item = _>> = if reverse {
+            Box::new(database.collections.iter().rev())
+        } else {
+            Box::new(database.collections.iter())
+        };
+        for collection in ordered {
             if !matcher::matches(&filter, &collection.entry, evaluator.as_deref())? {
                 continue;
             }

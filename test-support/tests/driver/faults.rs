@@ -220,3 +220,29 @@ async fn any_write_fails_the_kth_write_whatever_it_is() {
         [Some("a"), Some("a")]
     );
 }
+
+#[tokio::test]
+async fn peak_in_flight_shows_how_many_commands_ran_at_once() {
+    let (server, client) = start().await;
+    for i in 0..8 {
+        server.execute("shop", doc! {"create": format!("c{i}")});
+    }
+    server.inject(
+        Failure::on("listIndexes")
+            .always()
+            .stall(Duration::from_millis(100)),
+    );
+    let db = client.database("shop");
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let db = db.clone();
+        calls.spawn(async move { db.run_command(doc! {"listIndexes": format!("c{i}")}).await });
+    }
+    while let Some(result) = calls.join_next().await {
+        result.unwrap().unwrap();
+    }
+    let peak = server.peak_in_flight("listIndexes");
+    assert!(peak > 1 && peak <= 8, "{peak}");
+    run(&db, doc! {"ping": 1}).await;
+    assert_eq!(server.peak_in_flight("ping"), 1);
+}

@@ -213,3 +213,21 @@ async fn a_mongos_with_canned_list_shards_and_seeded_shard_keys() {
         &doc! {"user_id": "hashed"}
     );
 }
+
+#[tokio::test]
+async fn collections_can_be_listed_in_reverse_order() {
+    let (server, client) = start_with(quirks(Quirks {
+        reverse_collection_order: true,
+        ..Default::default()
+    }))
+    .await;
+    for name in ["a", "b", "c"] {
+        server.execute("shop", doc! {"create": name});
+    }
+    let names = client
+        .database("shop")
+        .list_collection_names()
+        .await
+        .unwrap();
+    assert_eq!(names, ["c", "b", "a"]);
+}

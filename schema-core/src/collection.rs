@@ -424,6 +424,19 @@ impl CollectionSpec {
             }
             names.push(name);
         }
+        let canonical = crate::normalize::declared(self);
+        for (i, a) in canonical.indexes.iter().enumerate() {
+            if let Some(b) = canonical.indexes[i + 1..]
+                .iter()
+                .find(|b| crate::diff::same_identity(a, b))
+            {
+                return Err(SpecError::DuplicateIndex {
+                    ns,
+                    first: a.effective_name(),
+                    second: b.effective_name(),
+                });
+            }
+        }
         if let Some(key) = &self.shard_key {
             key.check(&ns)?;
         }
@@ -1217,6 +1230,17 @@ pub enum SpecError {
         /// The collection.
         ns: String,
     },
+    /// Two indexes with one identity (key pattern, collation, partial filter, unique, sparse,
+    /// wildcard projection): the server keeps one (IndexOptionsConflict, code 85).
+    #[error("{ns}: indexes {first:?} and {second:?} have the same key pattern and options")]
+    DuplicateIndex {
+        /// The collection.
+        ns: String,
+        /// The first index.
+        first: String,
+        /// The second index.
+        second: String,
+    },
     /// Two indexes with one name.
     #[error("{ns}: index {index:?} is declared twice")]
     DuplicateIndexName {
@@ -1467,6 +1491,30 @@ mod tests {
             spec.check(),
             Err(SpecError::MultipleTextIndexes { .. })
         ));
+    }
+
+    // SERVER-FACTS: same keys with a different name or TTL fail with IndexOptionsConflict (85).
+    #[test]
+    fn one_identity_under_two_names_is_refused() {
+        let spec = CollectionSpec::new("c")
+            .index(IndexSpec::new([("a", Ascending)]).name("x"))
+            .index(
+                IndexSpec::new([("a", Ascending)])
+                    .name("y")
+                    .expire_after_seconds(5),
+            );
+        assert!(matches!(
+            spec.check(),
+            Err(SpecError::DuplicateIndex { .. })
+        ));
+        let other_filter = CollectionSpec::new("c")
+            .index(IndexSpec::new([("a", Ascending)]).name("x"))
+            .index(
+                IndexSpec::new([("a", Ascending)])
+                    .name("y")
+                    .partial_filter_expression(doc! { "a": { "$gt": 1 } }),
+            );
+        assert!(other_filter.check().is_ok());
     }
 
     #[test]

@@ -199,9 +199,17 @@ fn is_scalar(value: &Bson) -> bool {
     }
 }
 
+/// Whether a value fits on a line inside a flat document: a scalar or an array of scalars.
+fn is_inline(value: &Bson) -> bool {
+    match value {
+        Bson::Array(a) => a.iter().all(is_scalar),
+        other => is_scalar(other),
+    }
+}
+
 /// Whether a document is short and flat enough for one line.
 fn is_flat(doc: &Document) -> bool {
-    doc.len() <= 4 && doc.values().all(is_scalar)
+    doc.len() <= 4 && doc.values().all(is_inline)
 }
 
 fn leaf_json(leaf: &Bson, mode: ExtJsonMode) -> String {

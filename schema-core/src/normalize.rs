@@ -275,9 +275,15 @@ pub fn live_collection(
         }
     }
     for (i, entry) in indexes.iter().enumerate() {
-        spec.indexes.push(live_index(&ns, i, entry)?);
+        let mut index = live_index(&ns, i, entry)?;
+        // The server lists the collation an index inherited; an index listed without one is
+        // simple, whatever the collection's default.
+        if index.collation.is_none() {
+            index.collation = Some(Collation::new("simple"));
+        }
+        spec.indexes.push(index);
     }
-    Ok(Some(canonical(spec, Side::Live)))
+    Ok(Some(canonical(spec)))
 }
 
 /// Reads one `listIndexes` entry, unwrapping an in-progress build (`{spec, indexBuildInfo}`)
@@ -300,14 +306,6 @@ fn live_index(ns: &str, position: usize, entry: &Document) -> Result<IndexSpec, 
     Ok(spec)
 }
 
-/// Which side a spec comes from: only declarations inherit the collection's collation (the
-/// server has already written it into every index it lists).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Declared,
-    Live,
-}
-
 /// The canonical form of a declared spec (see the module docs). Idempotent.
 ///
 /// ```
@@ -325,7 +323,7 @@ enum Side {
 /// assert_eq!(declared(&canonical), canonical);
 /// ```
 pub fn declared(spec: &CollectionSpec) -> CollectionSpec {
-    canonical(spec.clone(), Side::Declared)
+    canonical(spec.clone())
 }
 
 /// The canonical form of every declared spec, sorted by name.
@@ -337,11 +335,15 @@ pub fn declared_all(specs: &[CollectionSpec]) -> Vec<CollectionSpec> {
 
 /// The canonical form of a live spec that was built some other way than [`live_collection`]
 /// (an in-memory model, a test). Idempotent; [`live_collection`] output is already canonical.
+///
+/// The rules are those of [`declared`]: an index without a collation takes the collection's,
+/// as the server does when it creates one ([`live_collection`] writes out the simple
+/// collation of every index listed without one, so listed indexes never inherit).
 pub fn live(spec: &CollectionSpec) -> CollectionSpec {
-    canonical(spec.clone(), Side::Live)
+    canonical(spec.clone())
 }
 
-fn canonical(mut spec: CollectionSpec, side: Side) -> CollectionSpec {
+fn canonical(mut spec: CollectionSpec) -> CollectionSpec {
     if spec.validation_level.is_none() {
         spec.validation_level = Some(ValidationLevel::DEFAULT);
     }
@@ -399,7 +401,7 @@ fn canonical(mut spec: CollectionSpec, side: Side) -> CollectionSpec {
     spec.indexes = indexes
         .into_iter()
         .filter(|i| !is_server_owned(i, timeseries.as_ref()))
-        .map(|i| canonical_index(i, collection_collation.as_ref(), side))
+        .map(|i| canonical_index(i, collection_collation.as_ref()))
         .collect();
     spec.indexes.sort_by(|a, b| a.name.cmp(&b.name));
     spec
@@ -444,7 +446,7 @@ fn canonical_collation(mut c: Collation) -> Collation {
     c
 }
 
-fn canonical_index(mut index: IndexSpec, collection: Option<&Collation>, side: Side) -> IndexSpec {
+fn canonical_index(mut index: IndexSpec, collection: Option<&Collation>) -> IndexSpec {
     for field in IGNORED_INDEX_FIELDS {
         index.other.remove(field);
     }
@@ -452,17 +454,14 @@ fn canonical_index(mut index: IndexSpec, collection: Option<&Collation>, side: S
     if index.name.is_none() {
         index.name = Some(index.default_name());
     }
-    index.collation = match (index.collation.take(), side) {
-        (Some(c), _) => Some(canonical_collation(c)),
-        // A declared index without a collation inherits the collection's.
-        (None, Side::Declared) => Some(
-            collection
-                .cloned()
-                .unwrap_or_else(|| Collation::new("simple")),
-        ),
-        // The server lists inherited collations; an absent one is simple.
-        (None, Side::Live) => Some(Collation::new("simple")),
-    };
+    // An index without a collation inherits the collection's; "simple" is written out so that
+    // the form is idempotent.
+    index.collation = Some(match index.collation.take() {
+        Some(c) => canonical_collation(c),
+        None => collection
+            .cloned()
+            .unwrap_or_else(|| Collation::new("simple")),
+    });
     for (_, kind) in &mut index.keys.0 {
         if let IndexKind::Other(value) = kind {
             *value = canonical_number(value);
@@ -502,11 +501,18 @@ fn to_listed_text_form(index: &mut IndexSpec) {
             }
         }
         index.keys.0 = keys;
+        // Every text field weighs 1 unless declared otherwise; keep the declared field order
+        // (weights compare as a map, so order is only for reading).
+        let mut weights = indexmap::IndexMap::new();
         for field in text_fields {
-            index.weights.entry(field).or_insert(1);
+            let weight = index.weights.get(&field).copied().unwrap_or(1);
+            weights.insert(field, weight);
         }
+        for (field, weight) in &index.weights {
+            weights.entry(field.clone()).or_insert(*weight);
+        }
+        index.weights = weights;
     }
-    index.weights.sort_keys();
     index
         .default_language
         .get_or_insert_with(|| "english".to_owned());
@@ -1018,7 +1024,7 @@ mod tests {
         let back = create_form(index, None);
         assert_eq!(
             back.keys.to_document(),
-            doc! { "shop": 1, "body": "text", "title": "text", "at": -1 }
+            doc! { "shop": 1, "title": "text", "body": "text", "at": -1 }
         );
     }
 

@@ -315,6 +315,11 @@ pub(super) fn same_identity(d: &IndexSpec, l: &IndexSpec, ignore_unique: bool) -
         )
 }
 
+/// [`same_identity`] with `unique` compared.
+pub(crate) fn same_identity_exact(d: &IndexSpec, l: &IndexSpec) -> bool {
+    same_identity(d, l, false)
+}
+
 fn optional_filters_equal(a: Option<&Document>, b: Option<&Document>) -> bool {
     match (a, b) {
         (None, None) => true,

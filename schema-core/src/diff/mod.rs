@@ -18,6 +18,7 @@ use crate::collection::CollectionSpec;
 use crate::normalize;
 
 pub use apply::{ApplyError, apply_command, apply_plan};
+pub(crate) use compare::same_identity_exact as same_identity;
 pub use judge::{Tightening, validator_tightening};
 pub use plan::{Plan, PlanOptions, Skipped, Step, plan};
 
@@ -60,12 +61,13 @@ impl ChangeKind {
         }
     }
 
-    /// Whether this is drift (a `check` exits 1): everything but cosmetic differences and
-    /// builds in progress.
+    /// Whether changes of this kind are drift (a `check` exits 1): everything but cosmetic
+    /// differences, builds in progress and unmanaged options. [`Change::is_drift`] refines the
+    /// last: a declared option the server does not have is drift.
     pub fn is_drift(self) -> bool {
         !matches!(
             self,
-            ChangeKind::Cosmetic | ChangeKind::IndexBuildInProgress
+            ChangeKind::Cosmetic | ChangeKind::IndexBuildInProgress | ChangeKind::Unmanaged
         )
     }
 }
@@ -141,6 +143,17 @@ pub struct Change {
 }
 
 impl Change {
+    /// Whether this change is drift (a `check` exits 1). As [`ChangeKind::is_drift`], except
+    /// that an unmanaged option counts when the declaration sets it: the server does not hold
+    /// what was declared. Options only the server has (fields a newer server lists, settings made
+    /// by hand) and a shard key that could not be read are reported without failing a check.
+    pub fn is_drift(&self) -> bool {
+        match self.kind {
+            ChangeKind::Unmanaged => self.declared.is_some() && self.aspect != Aspect::ShardKey,
+            kind => kind.is_drift(),
+        }
+    }
+
     /// The change as a document, for JSON reports: `{collection, kind, aspect, fields, reason,
     /// declared, live}` (the last two only when present).
     pub fn to_document(&self) -> Document {
@@ -246,7 +259,7 @@ pub fn diff(declared: &[CollectionSpec], live: &[CollectionSpec]) -> Vec<Change>
     changes
 }
 
-/// Whether any change is drift ([`ChangeKind::is_drift`]): what `check` turns into exit 1.
+/// Whether any change is drift ([`Change::is_drift`]): what `check` turns into exit 1.
 pub fn has_drift(changes: &[Change]) -> bool {
-    changes.iter().any(|c| c.kind.is_drift())
+    changes.iter().any(Change::is_drift)
 }

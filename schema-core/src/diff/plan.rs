@@ -2,12 +2,13 @@
 //! the declared ones.
 //!
 //! Order: create missing collections (with their indexes), `collMod` the collection settings,
-//! build missing indexes, `collMod` index options, and only then, with `prune`, drop. A
-//! replacement index is always built before the old one is dropped, except where the server
-//! cannot hold both (same identity under another name, or a second text index): those drop
-//! first, only with `prune`, and are marked risky.
+//! build missing indexes, `collMod` index options, and only then, with `prune`, drop extra
+//! indexes and finish replacements (which may need a name an extra index held). A new index
+//! under a new name is built before the old one is dropped (a missing plus an extra index); an
+//! index the server cannot hold beside the old one (same name, same identity under another
+//! name, a second text index) replaces it by dropping first, only with `prune`, marked risky.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use bson::{Bson, Document};
@@ -154,12 +155,18 @@ enum Phase {
     CreateIndexes,
     IndexCollMod,
     Drop,
+    Replace,
+    Reuse,
 }
 
 struct Builder<'a> {
     options: &'a PlanOptions,
     steps: Vec<(Phase, usize, Step)>,
     skipped: Vec<Skipped>,
+    /// Index names, by collection, that the plan drops: a build under one waits for the drops.
+    dropped: BTreeSet<(String, String)>,
+    /// Index names, by collection, that stay on the server: a build under one cannot run.
+    kept: BTreeSet<(String, String)>,
 }
 
 impl Builder<'_> {
@@ -227,7 +234,32 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
         options,
         steps: Vec::new(),
         skipped: Vec::new(),
+        dropped: BTreeSet::new(),
+        kept: BTreeSet::new(),
     };
+    // Which live index names this plan frees and which it leaves in place.
+    for c in changes {
+        let Some(live_name) = c
+            .live
+            .as_ref()
+            .and_then(Bson::as_document)
+            .and_then(|d| d.get_str("name").ok())
+        else {
+            continue;
+        };
+        let key = (c.collection.clone(), live_name.to_owned());
+        let freed = match c.kind {
+            ChangeKind::ExtraIndex => options.prune && !options.hide_before_drop,
+            ChangeKind::Rebuild if matches!(c.aspect, Aspect::Index(_)) => options.prune,
+            ChangeKind::IndexBuildInProgress => false,
+            _ => continue,
+        };
+        if freed {
+            b.dropped.insert(key);
+        } else {
+            b.kept.insert(key);
+        }
+    }
     for change in changes {
         plan_change(&mut b, change);
     }
@@ -364,11 +396,16 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                 "capped" => {
                     let mut command = bson::doc! { "collMod": coll };
                     if let Some(d) = declared_doc {
-                        if let Some(size) = d.get("size") {
+                        if c.fields.iter().any(|f| f == "size")
+                            && let Some(size) = d.get("size")
+                        {
                             command.insert("cappedSize", size.clone());
                         }
-                        command
-                            .insert("cappedMax", d.get("max").cloned().unwrap_or(Bson::Int64(0)));
+                        // `cappedMax` 0 or less lifts the limit.
+                        if c.fields.iter().any(|f| f == "max") {
+                            let max = d.get("max").cloned().unwrap_or(Bson::Int64(0));
+                            command.insert("cappedMax", max);
+                        }
                     }
                     command
                 }
@@ -386,8 +423,23 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
         }
         (ChangeKind::MissingIndex, Aspect::Index(_)) => {
             if let Some(index) = declared_doc {
-                let step = b.build(coll, index);
-                b.push(Phase::CreateIndexes, step);
+                let name = index.get_str("name").unwrap_or_default().to_owned();
+                let key = (coll.to_owned(), name.clone());
+                if b.kept.contains(&key) {
+                    b.skip(
+                        c,
+                        format!("the live index {name} holds the name and stays (plan with prune to replace it)"),
+                    );
+                } else {
+                    // After the drops when a live index frees the name (IndexKeySpecsConflict 86).
+                    let phase = if b.dropped.contains(&key) {
+                        Phase::Reuse
+                    } else {
+                        Phase::CreateIndexes
+                    };
+                    let step = b.build(coll, index);
+                    b.push(phase, step);
+                }
             }
         }
         (ChangeKind::ExtraIndex, Aspect::Index(name)) => {
@@ -477,21 +529,6 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
     }
 }
 
-const IDENTITY_FIELDS: [&str; 6] = [
-    "key",
-    "collation",
-    "partialFilterExpression",
-    "unique",
-    "sparse",
-    "wildcardProjection",
-];
-
-fn is_text(index: &Document) -> bool {
-    index
-        .get_document("key")
-        .is_ok_and(|k| k.values().any(|v| v.as_str() == Some("text")))
-}
-
 fn plan_index_rebuild(
     b: &mut Builder<'_>,
     c: &Change,
@@ -514,33 +551,40 @@ fn plan_index_rebuild(
         );
         return;
     }
-    let identity_differs = c
-        .fields
-        .iter()
-        .any(|f| IDENTITY_FIELDS.contains(&f.as_str()));
-    let both_text = is_text(d) && is_text(l);
-    if identity_differs && !both_text {
-        // Same name, other identity: build under a temporary name, drop the old, build the new,
-        // drop the temporary one. The collection is never without the index.
-        let temp_name = format!("{new_name}_mongo_schema_tmp");
-        let mut temp = d.clone();
-        temp.insert("name", temp_name.clone());
-        let step = b.build(coll, &temp);
-        b.push(Phase::CreateIndexes, step);
-        let step = b.drop_index(coll, &old_name);
-        b.push(Phase::Drop, step);
-        let step = b.build(coll, d);
-        b.push(Phase::Drop, step);
-        let step = b.drop_index(coll, &temp_name);
-        b.push(Phase::Drop, step);
-    } else {
-        // The server cannot hold both (same identity, or a second text index): drop first.
-        let mut step = b.drop_index(coll, &old_name);
-        step.risk = Some(format!(
-            "the server cannot hold both indexes, so {old_name} is dropped before {new_name} is built: queries scan meanwhile"
-        ));
-        b.push(Phase::Drop, step);
-        let step = b.build(coll, d);
-        b.push(Phase::Drop, step);
+    // A rebuild pairs indexes the server cannot hold side by side: one name (IndexKeySpecsConflict
+    // 86), one identity under two names (IndexOptionsConflict 85), or two text indexes. A new
+    // index under a new name and identity would be a missing index plus an extra one instead,
+    // built before the old is dropped.
+    if b.kept.contains(&(coll.to_owned(), new_name.clone())) {
+        b.skip(
+            c,
+            format!(
+                "{}; the live index {new_name} holds the name and stays",
+                c.reason
+            ),
+        );
+        return;
     }
+    let mut step = b.drop_index(coll, &old_name);
+    let text = [d, l].iter().all(|i| {
+        i.get_document("key")
+            .is_ok_and(|k| k.values().any(|v| v.as_str() == Some("text")))
+    });
+    step.risk = Some(if text {
+        format!(
+            "a collection holds one text index, so {old_name} is dropped before {new_name} is built: text search fails meanwhile"
+        )
+    } else if old_name == new_name {
+        format!(
+            "{old_name} is dropped and built again (the server cannot hold both versions under one name): queries that use it scan meanwhile; declaring the new version under a new name avoids that"
+        )
+    } else {
+        format!(
+            "the server cannot hold both, so {old_name} is dropped before {new_name} is built: queries that use it scan meanwhile"
+        )
+    });
+    b.push(Phase::Replace, step);
+    // Builds wait for every drop: another replaced index may hold the name.
+    let step = b.build(coll, d);
+    b.push(Phase::Reuse, step);
 }

@@ -38,7 +38,7 @@ const CREATE_OPTIONS: &[&str] = &[
 /// `create_collection.cpp`: options are validated and stored in canonical form; an existing
 /// namespace with the same options is a no-op, with other options NamespaceExists (48)
 /// "namespace <ns> already exists, but with different options: { uuid: ..., ... }" (the message
-/// current servers send; 6.0 and earlier said "Collection already exists. NS: <ns>").
+/// current servers send). Before 7.0 a mongod refused any existing namespace.
 pub(crate) fn create(state: &mut State, cx: &Context<'_>) -> Result<Document, CommandError> {
     let name = cx.collection_name()?;
     let requested: Document = cx
@@ -47,6 +47,18 @@ pub(crate) fn create(state: &mut State, cx: &Context<'_>) -> Result<Document, Co
         .collect();
     let built = build(state, cx.db, &name, &requested, "create")?;
     if let Some(existing) = state.collection(cx.db, &name) {
+        let ns = format!("{}.{name}", cx.db);
+        // Source: SERVER-60064 (7.0): mongod's create succeeds when the namespace exists with
+        // identical options, as mongos has since 4.0; before, it always failed.
+        let idempotent = state.version >= ServerVersion::V7_0 || state.quirks.mongos;
+        if !idempotent {
+            let message = match existing.kind() {
+                "view" => format!("A view already exists. NS: {ns}"),
+                "timeseries" => format!("A timeseries collection already exists. NS: {ns}"),
+                _ => format!("Collection {ns} already exists."),
+            };
+            return Err(CommandError::new(code::NAMESPACE_EXISTS, message));
+        }
         if existing.kind() == built.collection.kind()
             && same_unordered(&existing.options(), &built.collection.options())
         {

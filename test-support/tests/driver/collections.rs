@@ -57,6 +57,23 @@ async fn create_with_the_same_options_is_a_no_op_and_other_options_conflict() {
 }
 
 #[tokio::test]
+async fn before_7_0_create_on_an_existing_namespace_always_fails() {
+    // Source: SERVER-60064: create became idempotent on mongod in 7.0.
+    let (server, client) = start_with(TestServerOptions {
+        version: ServerVersion::V6_0,
+        ..Default::default()
+    })
+    .await;
+    let db = client.database("shop");
+    run(&db, doc! {"create": "orders"}).await;
+    let err = run_err(&db, doc! {"create": "orders"}).await;
+    assert_eq!(code_of(&err), 48);
+    assert_eq!(message_of(&err), "Collection shop.orders already exists.");
+    server.set_version(ServerVersion::V7_0);
+    run(&db, doc! {"create": "orders"}).await;
+}
+
+#[tokio::test]
 async fn create_rejects_unknown_options_and_bad_enumerations() {
     let (_server, client) = start().await;
     let db = client.database("shop");

@@ -59,6 +59,9 @@ pub struct Quirks {
     /// List `system.buckets.<name>` beside each time-series collection, as servers before 8.2
     /// (without viewless time-series) do.
     pub list_buckets_collections: bool,
+    /// Wildcard projections are listed nested (`{"author.name": 1}` as `{author: {name: true},
+    /// _id: false}`), as some servers store them.
+    pub nested_wildcard_projection: bool,
     /// List collections in reverse creation order: the server promises no order, and this
     /// catches a client that depends on one.
     pub reverse_collection_order: bool,

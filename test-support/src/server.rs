@@ -422,6 +422,8 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
         while connections.try_join_next().is_some() {}
         let Ok((stream, _)) = listener.accept().await else {
+            // Out of descriptors or similar: back off instead of spinning.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             continue;
         };
         let _ = stream.set_nodelay(true);

@@ -393,6 +393,10 @@ fn normalize_spec(
             "expireAfterSeconds" if quirks.ttl_as_double || quirks.legacy_numeric_types => {
                 Bson::Double(number(value).unwrap_or_default())
             }
+            "wildcardProjection" if quirks.nested_wildcard_projection => match value {
+                Bson::Document(projection) => Bson::Document(nest_projection(projection)),
+                other => other.clone(),
+            },
             _ => value.clone(),
         };
         listed.insert(field.clone(), value);
@@ -454,6 +458,34 @@ fn normalize_spec(
         listed.insert("2dsphereIndexVersion", 3);
     }
     Ok(listed)
+}
+
+/// A wildcard projection as some servers list it: dotted paths nested into sub-documents, values
+/// as booleans, and `_id: false` when the projection does not mention `_id` (SERVER-FACTS:
+/// `{"author.name": 1}` comes back as `{author: {name: true}, _id: false}`).
+fn nest_projection(projection: &Document) -> Document {
+    let mut nested = Document::new();
+    for (path, value) in projection {
+        let mut segments: Vec<&str> = path.split('.').collect();
+        let leaf = segments.pop().unwrap_or_default();
+        let mut target = &mut nested;
+        for segment in segments {
+            if !matches!(target.get(segment), Some(Bson::Document(_))) {
+                target.insert(segment, Document::new());
+            }
+            target = target
+                .get_document_mut(segment)
+                .expect("the segment was just made a document");
+        }
+        target.insert(leaf, truthy(value));
+    }
+    if !projection
+        .keys()
+        .any(|k| k == "_id" || k.starts_with("_id."))
+    {
+        nested.insert("_id", false);
+    }
+    nested
 }
 
 /// Source: the manual's `dropIndexes` page: `index` is a name, a key pattern, an array of names or
@@ -796,6 +828,20 @@ mod tests {
         );
         let sparse = listed(doc! {"key": {"a": 1}, "name": "sparse", "sparse": true});
         assert_eq!(conflict(&sparse, &base).unwrap(), Some(()));
+    }
+
+    #[test]
+    fn wildcard_projections_nest_under_the_quirk() {
+        let quirks = Quirks {
+            nested_wildcard_projection: true,
+            ..Quirks::default()
+        };
+        let spec = doc! {"key": {"$**": 1}, "name": "w", "wildcardProjection": {"author.name": 1, "author.age": 1, "tags": 1}};
+        let listed = normalize_spec(&spec, None, &quirks).unwrap();
+        assert_eq!(
+            listed.get_document("wildcardProjection").unwrap(),
+            &doc! {"author": {"name": true, "age": true}, "tags": true, "_id": false}
+        );
     }
 
     #[test]

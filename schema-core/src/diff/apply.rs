@@ -313,3 +313,87 @@ fn create_index(spec: &mut CollectionSpec, entry: &Document) -> Result<(), Apply
     spec.indexes.push(index);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    fn model_with(indexes: Vec<Document>) -> Vec<CollectionSpec> {
+        let mut model = Vec::new();
+        apply_command(
+            &mut model,
+            &doc! { "create": "c", "collation": { "locale": "fr" } },
+        )
+        .unwrap();
+        if !indexes.is_empty() {
+            let list: Vec<Bson> = indexes.into_iter().map(Bson::Document).collect();
+            apply_command(&mut model, &doc! { "createIndexes": "c", "indexes": list }).unwrap();
+        }
+        model
+    }
+
+    // SERVER-FACTS: "create on an existing namespace with other options fails with
+    // NamespaceExists (48)".
+    #[test]
+    fn create_on_an_existing_namespace_fails_with_48() {
+        let mut model = model_with(vec![]);
+        let err = apply_command(&mut model, &doc! { "create": "c" }).unwrap_err();
+        assert_eq!(err.code, 48);
+    }
+
+    // SERVER-FACTS: "same keys with a different TTL fail create with IndexOptionsConflict (85);
+    // same name with different keys fails with IndexKeySpecsConflict (86)".
+    #[test]
+    fn index_conflicts_carry_the_server_codes() {
+        let mut model = model_with(vec![
+            doc! { "key": { "a": 1 }, "name": "a_1", "expireAfterSeconds": 60 },
+        ]);
+        let ttl = doc! { "createIndexes": "c", "indexes": [{ "key": { "a": 1 }, "name": "a_1", "expireAfterSeconds": 90 }] };
+        assert_eq!(apply_command(&mut model, &ttl).unwrap_err().code, 85);
+        let renamed = doc! { "createIndexes": "c", "indexes": [{ "key": { "a": 1 }, "name": "other", "expireAfterSeconds": 60 }] };
+        assert_eq!(apply_command(&mut model, &renamed).unwrap_err().code, 85);
+        let rekeyed =
+            doc! { "createIndexes": "c", "indexes": [{ "key": { "b": 1 }, "name": "a_1" }] };
+        assert_eq!(apply_command(&mut model, &rekeyed).unwrap_err().code, 86);
+        let same = doc! { "createIndexes": "c", "indexes": [{ "key": { "a": 1.0 }, "name": "a_1", "expireAfterSeconds": 60 }] };
+        assert!(
+            apply_command(&mut model, &same).is_ok(),
+            "an identical index is a no-op"
+        );
+    }
+
+    #[test]
+    fn a_collection_holds_one_text_index() {
+        let mut model = model_with(vec![doc! { "key": { "t": "text" }, "name": "t_text" }]);
+        let second = doc! { "createIndexes": "c", "indexes": [{ "key": { "u": "text" }, "name": "u_text" }] };
+        assert_eq!(apply_command(&mut model, &second).unwrap_err().code, 85);
+    }
+
+    #[test]
+    fn a_new_index_inherits_the_collection_collation() {
+        let model = model_with(vec![doc! { "key": { "a": 1 }, "name": "a_1" }]);
+        let collation = model[0].indexes[0].collation.as_ref().unwrap();
+        assert_eq!(collation.locale, "fr");
+    }
+
+    // SERVER-FACTS "What can change in place": prepareUnique then unique (6.0+).
+    #[test]
+    fn unique_needs_prepare_unique_first() {
+        let mut model = model_with(vec![doc! { "key": { "a": 1 }, "name": "a_1" }]);
+        let unique = doc! { "collMod": "c", "index": { "name": "a_1", "unique": true } };
+        assert!(apply_command(&mut model, &unique).is_err());
+        let prepare = doc! { "collMod": "c", "index": { "name": "a_1", "prepareUnique": true } };
+        apply_command(&mut model, &prepare).unwrap();
+        apply_command(&mut model, &unique).unwrap();
+        assert!(model[0].indexes[0].unique);
+    }
+
+    #[test]
+    fn dropping_an_unknown_index_fails_with_27() {
+        let mut model = model_with(vec![]);
+        let err =
+            apply_command(&mut model, &doc! { "dropIndexes": "c", "index": "nope" }).unwrap_err();
+        assert_eq!(err.code, 27);
+    }
+}

@@ -592,3 +592,67 @@ fn shard_key(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::collection::{CollectionSpec, ShardKey};
+    use crate::diff::{Aspect, ChangeKind, diff, has_drift};
+    use crate::index::{IndexKind::*, IndexSpec};
+
+    // SERVER-FACTS: "Match declared and live indexes by identity, then compare name and the
+    // other options."
+    #[test]
+    fn indexes_match_by_identity_not_by_name() {
+        let declared =
+            [CollectionSpec::new("c").index(IndexSpec::new([("a", Ascending)]).name("x"))];
+        let live = [CollectionSpec::new("c").index(IndexSpec::new([("a", Ascending)]).name("y"))];
+        let changes = diff(&declared, &live);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].kind, ChangeKind::Rebuild);
+        assert_eq!(changes[0].fields, ["name"]);
+    }
+
+    #[test]
+    fn same_name_with_other_keys_is_a_rebuild_naming_the_key() {
+        let declared =
+            [CollectionSpec::new("c").index(IndexSpec::new([("a", Ascending)]).name("x"))];
+        let live = [CollectionSpec::new("c").index(IndexSpec::new([("a", Descending)]).name("x"))];
+        let changes = diff(&declared, &live);
+        assert_eq!(changes[0].kind, ChangeKind::Rebuild);
+        assert_eq!(changes[0].fields, ["key"]);
+    }
+
+    #[test]
+    fn other_keys_under_other_names_are_missing_and_extra() {
+        let declared = [CollectionSpec::new("c").index(IndexSpec::new([("a", Ascending)]))];
+        let live = [CollectionSpec::new("c").index(IndexSpec::new([("b", Ascending)]))];
+        let kinds: Vec<ChangeKind> = diff(&declared, &live).iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [ChangeKind::MissingIndex, ChangeKind::ExtraIndex]);
+    }
+
+    #[test]
+    fn an_unread_shard_key_and_live_only_options_are_reported_without_drift() {
+        let declared = [CollectionSpec::new("c").shard_key(ShardKey::hashed("u"))];
+        let live = [CollectionSpec::new("c").option("storageEngine", bson::doc! {})];
+        let changes = diff(&declared, &live);
+        assert_eq!(changes.len(), 2);
+        assert!(changes.iter().all(|c| c.kind == ChangeKind::Unmanaged));
+        assert!(!has_drift(&changes));
+        let declared_option =
+            [CollectionSpec::new("c").option("storageEngine", bson::doc! { "x": 1 })];
+        let changes = diff(&declared_option, &live);
+        assert_eq!(changes[0].aspect, Aspect::Option("storageEngine".into()));
+        assert!(has_drift(&changes));
+    }
+
+    #[test]
+    fn granularity_only_rises_in_place() {
+        use crate::collection::{Granularity, TimeseriesOptions};
+        let ts =
+            |g| CollectionSpec::new("t").timeseries(TimeseriesOptions::new("at").granularity(g));
+        let up = diff(&[ts(Granularity::Hours)], &[ts(Granularity::Minutes)]);
+        assert_eq!(up[0].kind, ChangeKind::InPlace);
+        let down = diff(&[ts(Granularity::Seconds)], &[ts(Granularity::Minutes)]);
+        assert_eq!(down[0].kind, ChangeKind::Rebuild);
+    }
+}

@@ -588,3 +588,106 @@ fn plan_index_rebuild(
     let step = b.build(coll, d);
     b.push(Phase::Reuse, step);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collection::CollectionSpec;
+    use crate::diff::diff;
+    use crate::index::{IndexKind::*, IndexSpec};
+    use crate::normalize::live;
+
+    fn declared() -> Vec<CollectionSpec> {
+        vec![CollectionSpec::new("c").index(IndexSpec::new([("new", Ascending)]))]
+    }
+
+    fn live_specs() -> Vec<CollectionSpec> {
+        vec![live(
+            &CollectionSpec::new("c").index(IndexSpec::new([("old", Ascending)])),
+        )]
+    }
+
+    fn verbs(plan: &Plan) -> Vec<&str> {
+        plan.steps
+            .iter()
+            .map(|s| s.command.keys().next().map_or("", String::as_str))
+            .collect()
+    }
+
+    #[test]
+    fn nothing_is_dropped_without_prune() {
+        let changes = diff(&declared(), &live_specs());
+        let plan = plan(&changes, &PlanOptions::default());
+        assert_eq!(verbs(&plan), ["createIndexes"]);
+        assert_eq!(plan.skipped.len(), 1);
+    }
+
+    #[test]
+    fn creates_come_before_drops() {
+        let changes = diff(&declared(), &live_specs());
+        let options = PlanOptions {
+            prune: true,
+            ..PlanOptions::default()
+        };
+        assert_eq!(
+            verbs(&plan(&changes, &options)),
+            ["createIndexes", "dropIndexes"]
+        );
+        let hide = PlanOptions {
+            prune: true,
+            hide_before_drop: true,
+            ..PlanOptions::default()
+        };
+        assert_eq!(verbs(&plan(&changes, &hide)), ["createIndexes", "collMod"]);
+    }
+
+    #[test]
+    fn builds_are_expensive_from_the_threshold_or_when_the_size_is_unknown() {
+        let changes = diff(&declared(), &live_specs());
+        let unknown = plan(&changes, &PlanOptions::default());
+        assert!(unknown.steps[0].expensive);
+        let small = PlanOptions {
+            estimated_documents: [("c".to_owned(), 10)].into(),
+            ..PlanOptions::default()
+        };
+        let step = &plan(&changes, &small).steps[0];
+        assert!(!step.expensive);
+        assert_eq!(step.estimated_documents, Some(10));
+        let large = PlanOptions {
+            estimated_documents: [("c".to_owned(), 100_000)].into(),
+            ..PlanOptions::default()
+        };
+        assert!(plan(&changes, &large).steps[0].expensive);
+    }
+
+    #[test]
+    fn collections_are_never_dropped() {
+        let changes = diff(&[], &live_specs());
+        let options = PlanOptions {
+            prune: true,
+            ..PlanOptions::default()
+        };
+        let plan = plan(&changes, &options);
+        assert!(plan.steps.is_empty());
+        assert_eq!(plan.skipped[0].kind, ChangeKind::ExtraCollection);
+    }
+
+    #[test]
+    fn a_loosened_validator_is_not_risky() {
+        let strict =
+            CollectionSpec::new("c").validator(crate::collection::Validator::from_document(
+                &bson::doc! { "$jsonSchema": { "required": ["a", "b"] } },
+            ));
+        let loose =
+            CollectionSpec::new("c").validator(crate::collection::Validator::from_document(
+                &bson::doc! { "$jsonSchema": { "required": ["a"] } },
+            ));
+        let loosen = plan(
+            &diff(&[loose.clone()], &[strict.clone()]),
+            &PlanOptions::default(),
+        );
+        assert_eq!(loosen.steps[0].risk, None);
+        let tighten = plan(&diff(&[strict], &[loose]), &PlanOptions::default());
+        assert!(tighten.steps[0].risk.as_deref().unwrap().contains("audit"));
+    }
+}

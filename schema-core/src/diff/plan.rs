@@ -683,7 +683,7 @@ mod tests {
                 &bson::doc! { "$jsonSchema": { "required": ["a"] } },
             ));
         let loosen = plan(
-            &diff(&[loose.clone()], &[strict.clone()]),
+            &diff(std::slice::from_ref(&loose), std::slice::from_ref(&strict)),
             &PlanOptions::default(),
         );
         assert_eq!(loosen.steps[0].risk, None);

@@ -271,7 +271,7 @@ impl CollectionSpec {
                             .map_err(|e| e.within(key))?,
                     );
                 }
-                "expireAfterSeconds" => match read::whole_seconds(value) {
+                "expireAfterSeconds" => match read::ttl_seconds(value) {
                     Some(s) => spec.options.expire_after_seconds = Some(s),
                     None => {
                         spec.options.other.insert(key.clone(), value.clone());
@@ -1337,6 +1337,20 @@ pub(crate) mod read {
             Bson::Double(v) => Some(*v),
             Bson::Decimal128(d) => d.to_string().parse::<f64>().ok(),
             _ => None,
+        }
+    }
+
+    /// A TTL in seconds by value, a fraction truncated as the server does since 7.3 (older
+    /// servers stored `10000.7` as written: SERVER-92366); `None` for NaN, infinity or a
+    /// non-number.
+    pub fn ttl_seconds(value: &Bson) -> Option<i64> {
+        match value {
+            Bson::Int32(v) => Some(i64::from(*v)),
+            Bson::Int64(v) => Some(*v),
+            other => {
+                let n = number(other)?;
+                (n.is_finite() && n.abs() < 9.2e18).then_some(n.trunc() as i64)
+            }
         }
     }
 

@@ -451,9 +451,9 @@ impl IndexSpec {
                 "wildcardProjection" => {
                     spec.wildcard_projection = Some(read::document(field, value)?.clone());
                 }
-                "expireAfterSeconds" => match read::whole_seconds(value) {
+                "expireAfterSeconds" => match read::ttl_seconds(value) {
                     Some(seconds) => spec.expire_after_seconds = Some(seconds),
-                    // A NaN or fractional TTL (old servers stored them) stays visible as unmanaged.
+                    // A NaN TTL (old servers stored one) stays visible as unmanaged.
                     None => {
                         spec.other.insert(field.clone(), value.clone());
                     }
@@ -550,9 +550,10 @@ impl IndexSpec {
                 "The field 'expireAfterSeconds' is not valid for an _id index specification",
             ));
         }
-        if matches!(self.expire_after_seconds, Some(s) if s < 0) {
+        // Manual, "TTL Indexes": the value must be within 0 and 2147483647 inclusive.
+        if matches!(self.expire_after_seconds, Some(s) if !(0..=i64::from(i32::MAX)).contains(&s)) {
             return Err(err(
-                "TTL index 'expireAfterSeconds' option must be non-negative",
+                "TTL index 'expireAfterSeconds' option must be within 0 and 2147483647",
             ));
         }
         if self.unique && hashed > 0 {
@@ -694,6 +695,24 @@ mod tests {
                 .check("db.c")
                 .is_ok()
         );
+    }
+
+    // SERVER-92366: a fractional TTL stored by an old server counts as its whole seconds.
+    #[test]
+    fn fractional_ttl_truncates_and_out_of_range_ttl_is_refused() {
+        let read = IndexSpec::from_document(
+            &doc! { "key": { "a": 1 }, "name": "a_1", "expireAfterSeconds": 10000.7 },
+        )
+        .unwrap();
+        assert_eq!(read.expire_after_seconds, Some(10000));
+        let nan = IndexSpec::from_document(
+            &doc! { "key": { "a": 1 }, "name": "a_1", "expireAfterSeconds": f64::NAN },
+        )
+        .unwrap();
+        assert_eq!(nan.expire_after_seconds, None);
+        assert!(nan.other.contains_key("expireAfterSeconds"));
+        let huge = IndexSpec::new([("a", Ascending)]).expire_after_seconds(1 << 31);
+        assert!(huge.check("db.c").is_err());
     }
 
     #[test]

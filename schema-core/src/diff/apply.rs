@@ -166,7 +166,7 @@ fn coll_mod(spec: &mut CollectionSpec, command: &Document) -> Result<(), ApplyEr
                 spec.options.expire_after_seconds = match value {
                     Bson::String(s) if s == "off" => None,
                     v => Some(
-                        read::whole_seconds(v).ok_or_else(|| fail(cmd, 2, "expireAfterSeconds"))?,
+                        read::ttl_seconds(v).ok_or_else(|| fail(cmd, 2, "expireAfterSeconds"))?,
                     ),
                 };
             }
@@ -238,7 +238,7 @@ fn index_mod(spec: &mut CollectionSpec, change: &Document) -> Result<(), ApplyEr
             "name" | "keyPattern" => {}
             "expireAfterSeconds" => {
                 index.expire_after_seconds = Some(
-                    read::whole_seconds(value).ok_or_else(|| fail(cmd, 2, "expireAfterSeconds"))?,
+                    read::ttl_seconds(value).ok_or_else(|| fail(cmd, 2, "expireAfterSeconds"))?,
                 );
             }
             "hidden" => index.hidden = value.as_bool().unwrap_or(false),

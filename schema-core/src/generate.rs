@@ -751,19 +751,29 @@ mod time_impls {
 
     /// `time` serializes an OffsetDateTime as an array of its parts in non-human-readable formats
     /// such as BSON; with the `serde-well-known` rfc3339 helper it is a string.
+    ///
+    /// Each part is bounded by the range `time` reads back. Known gaps of `$jsonSchema`: day 366
+    /// of a common year passes the validator and fails to read.
     impl MongoSchema for time::OffsetDateTime {
         fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
-            // (year, ordinal, hour, minute, second, nanosecond, offset h, m, s)
+            let part = |mut schema: JsonSchema, lo: i64, hi: i64| {
+                schema.minimum = Some(Number::integer(i128::from(lo)));
+                schema.maximum = Some(Number::integer(i128::from(hi)));
+                schema
+            };
+            // (year: i32, ordinal: u16, hour, minute, second: u8, nanosecond: u32,
+            //  offset hours, minutes, seconds: i8), as `time` writes them.
+            let g = generator;
             tuple(vec![
-                i32::json_schema(generator),
-                u16::json_schema(generator),
-                u8::json_schema(generator),
-                u8::json_schema(generator),
-                u8::json_schema(generator),
-                u32::json_schema(generator),
-                i8::json_schema(generator),
-                i8::json_schema(generator),
-                i8::json_schema(generator),
+                part(i32::json_schema(g), -9999, 9999),
+                part(u16::json_schema(g), 1, 366),
+                part(u8::json_schema(g), 0, 23),
+                part(u8::json_schema(g), 0, 59),
+                part(u8::json_schema(g), 0, 59),
+                part(u32::json_schema(g), 0, 999_999_999),
+                part(i8::json_schema(g), -25, 25),
+                part(i8::json_schema(g), -59, 59),
+                part(i8::json_schema(g), -59, 59),
             ])
         }
     }
@@ -973,17 +983,30 @@ pub mod derive_support {
         schema
     }
 
+    /// The tag of a variant read under `names`; a name starting with `!` marks the
+    /// `#[serde(other)]` variant, which reads every string except the other variants' names.
     fn tag_schema(names: &[&str]) -> JsonSchema {
-        if names.is_empty() {
-            // `#[serde(other)]`: any tag string reads as this variant.
-            JsonSchema::bson_type(BsonType::String)
+        if names.first().is_some_and(|n| n.starts_with('!')) {
+            let known: Vec<&str> = names
+                .iter()
+                .map(|n| &n[1..])
+                .filter(|n| !n.is_empty())
+                .collect();
+            let mut schema = JsonSchema::bson_type(BsonType::String);
+            if !known.is_empty() {
+                schema.not = Some(Box::new(JsonSchema {
+                    enumeration: Some(string_enum(known).enumeration.unwrap_or_default()),
+                    ..JsonSchema::default()
+                }));
+            }
+            schema
         } else {
             string_enum(names.iter().copied())
         }
     }
 
     /// An internally tagged variant: `content` (an object, or `None` for a unit variant)
-    /// with the tag property required. Empty `names` means the `#[serde(other)]` variant.
+    /// with the tag property required. Names starting with `!` mark the `#[serde(other)]` variant.
     pub fn internal(tag: &str, names: &[&str], content: Option<JsonSchema>) -> JsonSchema {
         let tag_schema = tag_schema(names);
         let mut content = content.unwrap_or_else(object);

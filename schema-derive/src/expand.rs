@@ -2,7 +2,7 @@
 //! or variant into `mongo_schema::generate::derive_support`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 
 use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
 use crate::errors::Errors;
@@ -263,14 +263,18 @@ fn field_schema(f: &Field) -> TokenStream {
     };
     let mut edits = Vec::new();
     // Applicability: a bound on a type with no such notion is a compile error at the key.
+    // The type's tokens are respanned to the key so the error points at the attribute.
     if native {
         if let Some(span) = m.has_number_keys() {
+            let ty = respan(ty, span);
             edits.push(quote_spanned!(span=> __ms::numeric::<#ty>();));
         }
         if let Some(span) = m.has_text_keys() {
+            let ty = respan(ty, span);
             edits.push(quote_spanned!(span=> __ms::text::<#ty>();));
         }
         if let Some(span) = m.has_array_keys() {
+            let ty = respan(ty, span);
             edits.push(quote_spanned!(span=> __ms::sequence::<#ty>();));
         }
     }
@@ -321,6 +325,23 @@ fn field_schema(f: &Field) -> TokenStream {
     }
 }
 
+fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
+    tokens
+        .to_token_stream()
+        .into_iter()
+        .map(|mut t| {
+            if let proc_macro2::TokenTree::Group(g) = &t {
+                let mut inner = proc_macro2::Group::new(g.delimiter(), respan(&g.stream(), span));
+                inner.set_span(span);
+                t = proc_macro2::TokenTree::Group(inner);
+            } else {
+                t.set_span(span);
+            }
+            t
+        })
+        .collect()
+}
+
 fn bson_type_ident(alias: &str) -> syn::Ident {
     let name = match alias {
         "double" => "Double",
@@ -369,6 +390,23 @@ fn with_doc(v: &Variant, schema: TokenStream) -> TokenStream {
     }
 }
 
+/// The tag values a variant reads; for `#[serde(other)]`, every other variant's names marked
+/// with `!` (the builder turns them into "any string but these").
+fn tag_names(tagged: &[&Variant], v: &Variant) -> Vec<String> {
+    if !v.other {
+        return v.read_names.clone();
+    }
+    let mut known: Vec<String> = tagged
+        .iter()
+        .filter(|o| !o.other)
+        .flat_map(|o| o.read_names.iter().map(|n| format!("!{n}")))
+        .collect();
+    if known.is_empty() {
+        known.push("!".to_owned());
+    }
+    known
+}
+
 fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
     // A variant never read cannot be in the schema; one never written is still readable.
     let live: Vec<&Variant> = variants.iter().filter(|v| !v.skip_deserializing).collect();
@@ -395,11 +433,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
         }
         Tag::Internal(tag) => {
             for v in &tagged {
-                let names: Vec<&String> = if v.other {
-                    Vec::new()
-                } else {
-                    v.read_names.iter().collect()
-                };
+                let names = tag_names(&tagged, v);
                 let content = match variant_content(c, v) {
                     Some(t) => quote!(::core::option::Option::Some(#t)),
                     None => quote!(::core::option::Option::None),
@@ -413,11 +447,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
         Tag::Adjacent(tag, content_key) => {
             let closed = c.deny_unknown_fields;
             for v in &tagged {
-                let names: Vec<&String> = if v.other {
-                    Vec::new()
-                } else {
-                    v.read_names.iter().collect()
-                };
+                let names = tag_names(&tagged, v);
                 let content = match variant_content(c, v) {
                     Some(t) => quote!(::core::option::Option::Some(#t)),
                     None => quote!(::core::option::Option::None),

@@ -1,9 +1,48 @@
 //! `#[derive(MongoSchema)]`: Rust types become `$jsonSchema` validators.
 //!
 //! The derive reads serde's attributes exactly as serde applies them (through
-//! `serde_derive_internals`) and `#[mongo(...)]` validation keys, and implements
-//! `mongo_schema::MongoSchema`. See the `mongo-schema` crate documentation for the rules,
-//! every supported attribute, and the known gaps of `$jsonSchema`.
+//! `serde_derive_internals`) and `#[mongo(...)]` keys, and implements
+//! `mongo_schema::MongoSchema`. Its contract: every value bson's serializer writes passes the
+//! validator (sound), and every document that passes deserializes (tight), wherever
+//! `$jsonSchema` can say it. Misuse is a compile error at the offending token, reported once.
+//!
+//! # serde attributes honoured
+//! Container: `rename_all` (every case), `rename_all_fields`, `deny_unknown_fields` (closed
+//! object; at the top level `_id` stays admitted), `default`, `transparent`, `tag`, `content`,
+//! `untagged`, `from` + `into` of one type (`try_from`, or `from`/`into` of different types,
+//! need `#[mongo(schema_as)]` or `#[mongo(schema_with)]`). Variant: `rename`, `alias`, `skip*`,
+//! `other`, `untagged`. Field: `rename`, `alias` (each name accepted, at most one present),
+//! `skip`, `skip_serializing`, `skip_deserializing`, `skip_serializing_if` (needs `default`
+//! unless the field is an `Option`), `default`, `flatten` (struct, `Option` of struct, map),
+//! `with` / `serialize_with` / `deserialize_with` naming bson 3's helpers (`object_id`,
+//! `datetime`, `timestamp`, `u32`, `u64`, `uuid_1` converters, also through
+//! `serde_with::As<Option<..>>` / `As<Vec<..>>`); any other function needs
+//! `#[mongo(bson_type = "...")]` or `#[mongo(schema_with = path)]`.
+//!
+//! # `#[mongo(...)]` keys
+//! Field: `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum` (flags beside a
+//! bound, draft 4), `multiple_of`, `min_length`, `max_length`, `pattern` (checked at compile
+//! time with `regex-syntax`; look-around and backreferences, which PCRE has, are let through),
+//! `min_items`, `max_items`, `unique_items`, `bson_type = "a, b"`, `schema_with = path`
+//! (`fn(&mut SchemaGenerator) -> JsonSchema`), `title`, `description`, `exact`.
+//! Container: `title`, `description`, `exact`, `recursion_depth = N`, `bound = "T: ..."`,
+//! `schema_as = "Type"`, `schema_with = path`. Variant: `title`, `description`.
+//! Doc comments become `description`. Bounds apply to the content of an `Option`; a key on a
+//! type with no such notion (`minimum` on a `String`) is a compile error. Reserved for the
+//! collection declaration: `collection`, `index`, `unique`, `ttl`, `text`, `hashed`,
+//! `shard_key`, `validation_level`, `validation_action`, `timeseries`, `version`, `unbounded`.
+//!
+//! # Where `$jsonSchema` cannot say what serde does (known gaps)
+//! - Recursive types are inlined to `recursion_depth` (default 3); beyond it any object passes.
+//! - `try_from` checks, custom `serialize_with`/`deserialize_with`: only what you state.
+//! - Binary subtypes (`bson::Uuid`, uuid helpers) cannot be pinned: any `binData` passes.
+//! - Calendar validity of date strings (February 30) and day 366 of a common year in `time`'s
+//!   tuple form pass the validator and fail to read.
+//! - Externally tagged enums and flattened maps at the top level of a collection: the server
+//!   adds `_id`, which such types cannot read.
+//! - Variant tags are also readable as integers (variant index) by serde; only names pass.
+//! - A `#[serde(other)]` variant's tag: a variant literally renamed to a name starting with
+//!   `!` is not supported.
 
 mod ast;
 mod attr;

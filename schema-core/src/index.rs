@@ -8,6 +8,7 @@ use bson::{Bson, Document};
 use indexmap::IndexMap;
 
 use crate::collection::{Collation, DocumentError, SpecError, read};
+use crate::generate::{MongoSchema, PathError};
 
 /// How one field of a key pattern is indexed: the value beside the field name.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,6 +106,43 @@ impl IndexKeys {
     /// A key pattern from `(path, kind)` pairs in order.
     pub fn new<P: Into<String>>(keys: impl IntoIterator<Item = (P, IndexKind)>) -> IndexKeys {
         IndexKeys(keys.into_iter().map(|(p, k)| (p.into(), k)).collect())
+    }
+
+    /// A key pattern whose paths name Rust fields of `T` (dotted: `customer.id`, `items.sku`),
+    /// resolved to the stored names through every serde rename ([`MongoSchema::field_path`]).
+    /// A wildcard path keeps its `$**` (`$**`, `meta.$**` with `meta` resolved).
+    ///
+    /// ```
+    /// use mongo_schema::index::{IndexKeys, IndexKind::*};
+    /// // `String` has no fields: any named path is refused, naming the type.
+    /// let err = IndexKeys::resolve::<String>([("user_id", Ascending)]).unwrap_err();
+    /// assert_eq!(err.segment, "user_id");
+    /// assert!(IndexKeys::resolve::<String>([("$**", Wildcard)]).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// The [`PathError`] of the first path that names no field, with the nearest names.
+    pub fn resolve<'a, T: MongoSchema + ?Sized>(
+        keys: impl IntoIterator<Item = (&'a str, IndexKind)>,
+    ) -> Result<IndexKeys, PathError> {
+        let mut resolved = Vec::new();
+        for (path, kind) in keys {
+            let (fields, wildcard) = match path.strip_suffix("$**") {
+                Some(prefix) => (prefix.strip_suffix('.').unwrap_or(prefix), true),
+                None => (path, false),
+            };
+            let segments: Vec<&str> = if fields.is_empty() {
+                Vec::new()
+            } else {
+                fields.split('.').collect()
+            };
+            let mut stored = T::field_path(&segments)?;
+            if wildcard {
+                stored.push("$**".to_owned());
+            }
+            resolved.push((stored.join("."), kind));
+        }
+        Ok(IndexKeys(resolved))
     }
 
     /// The fields in order.
@@ -242,6 +280,19 @@ impl IndexSpec {
             keys: IndexKeys::new(keys),
             ..IndexSpec::default()
         }
+    }
+
+    /// An index on Rust field paths of `T`, resolved to stored names ([`IndexKeys::resolve`]).
+    ///
+    /// # Errors
+    /// The [`PathError`] of the first path that names no field.
+    pub fn on<'a, T: MongoSchema + ?Sized>(
+        keys: impl IntoIterator<Item = (&'a str, IndexKind)>,
+    ) -> Result<IndexSpec, PathError> {
+        Ok(IndexSpec {
+            keys: IndexKeys::resolve::<T>(keys)?,
+            ..IndexSpec::default()
+        })
     }
 
     /// Sets an explicit `name`.
@@ -623,6 +674,55 @@ mod tests {
             IndexSpec::new([("a", Other(Bson::Double(2.0)))]).default_name(),
             "a_2"
         );
+    }
+
+    /// A type whose Rust field `user_id` is stored as `userId`, with an embedded `customer`.
+    struct Order;
+
+    impl MongoSchema for Order {
+        fn json_schema(_: &mut crate::SchemaGenerator) -> crate::JsonSchema {
+            crate::JsonSchema::any()
+        }
+
+        fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+            match path {
+                [] => Ok(Vec::new()),
+                ["user_id"] => Ok(vec!["userId".into()]),
+                ["customer", rest @ ..] => {
+                    let mut out = vec!["customer".to_owned()];
+                    match rest {
+                        [] => {}
+                        ["id"] => out.push("id".into()),
+                        [other, ..] => {
+                            return Err(PathError::new::<Order>(path, other, &["id", "name"]));
+                        }
+                    }
+                    Ok(out)
+                }
+                [other, ..] => Err(PathError::new::<Order>(
+                    path,
+                    other,
+                    &["user_id", "customer"],
+                )),
+            }
+        }
+    }
+
+    #[test]
+    fn paths_resolve_to_stored_names_and_misspellings_name_the_nearest() {
+        let index = IndexSpec::on::<Order>([
+            ("user_id", Ascending),
+            ("customer.id", Descending),
+            ("customer.$**", Wildcard),
+        ])
+        .unwrap();
+        assert_eq!(
+            index.keys.to_document(),
+            doc! { "userId": 1, "customer.id": -1, "customer.$**": 1 }
+        );
+        let err = IndexSpec::on::<Order>([("usr_id", Ascending)]).unwrap_err();
+        assert_eq!(err.candidates, ["user_id"]);
+        assert_eq!(err.path, "usr_id");
     }
 
     #[test]

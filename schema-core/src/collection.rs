@@ -364,6 +364,22 @@ impl CollectionSpec {
                 reason: "Document validators not allowed on system collection".into(),
             });
         }
+        if let Some(validator) = &self.validator
+            && let Some(op) = forbidden_validator_operator(&validator.to_document())
+        {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: format!("{op} is not allowed inside of a document validator"),
+            });
+        }
+        for collation in self
+            .options
+            .collation
+            .iter()
+            .chain(self.indexes.iter().filter_map(|i| i.collation.as_ref()))
+        {
+            collation.check(&ns)?;
+        }
         if self.options.timeseries.is_some() && self.options.capped.is_some() {
             return Err(SpecError::InvalidCollection {
                 ns,
@@ -442,6 +458,28 @@ impl CollectionSpec {
         }
         Ok(())
     }
+}
+
+/// The first query operator the server refuses inside a validator (`$text`, `$where`, `$near`,
+/// `$nearSphere`, `$geoNear`), searched outside `$jsonSchema`.
+fn forbidden_validator_operator(doc: &Document) -> Option<String> {
+    const FORBIDDEN: [&str; 5] = ["$text", "$where", "$near", "$nearSphere", "$geoNear"];
+    fn walk(value: &Bson) -> Option<String> {
+        match value {
+            Bson::Document(d) => d.iter().find_map(|(k, v)| {
+                if FORBIDDEN.contains(&k.as_str()) {
+                    Some(k.clone())
+                } else if k == "$jsonSchema" {
+                    None
+                } else {
+                    walk(v)
+                }
+            }),
+            Bson::Array(items) => items.iter().find_map(walk),
+            _ => None,
+        }
+    }
+    walk(&Bson::Document(doc.clone()))
 }
 
 /// A collection validator: `$jsonSchema` as IR, plus any other query operators.
@@ -1011,6 +1049,36 @@ impl Collation {
         self
     }
 
+    /// Checks what the server refuses in a collation: an empty locale, a strength outside 1..=5,
+    /// an unknown `caseFirst`, `alternate` or `maxVariable`.
+    ///
+    /// # Errors
+    /// [`SpecError::InvalidCollection`] with the reason.
+    pub fn check(&self, ns: &str) -> Result<(), SpecError> {
+        let err = |reason: String| SpecError::InvalidCollection {
+            ns: ns.to_owned(),
+            reason,
+        };
+        if self.locale.is_empty() {
+            return Err(err("collation locale must be non-empty".into()));
+        }
+        if let Some(s) = self.strength
+            && !(1..=5).contains(&s)
+        {
+            return Err(err(format!("collation strength must be 1 to 5, not {s}")));
+        }
+        let one_of = |field: &str, value: &Option<String>, allowed: &[&str]| match value {
+            Some(v) if !allowed.contains(&v.as_str()) => Err(err(format!(
+                "collation {field} must be one of {allowed:?}, not {v:?}"
+            ))),
+            _ => Ok(()),
+        };
+        one_of("caseFirst", &self.case_first, &["upper", "lower", "off"])?;
+        one_of("alternate", &self.alternate, &["non-ignorable", "shifted"])?;
+        one_of("maxVariable", &self.max_variable, &["punct", "space"])?;
+        Ok(())
+    }
+
     /// Whether this is the `simple` collation, which the server never lists.
     pub fn is_simple(&self) -> bool {
         self.locale == "simple"
@@ -1494,6 +1562,27 @@ mod tests {
                 ns: "sensor_readings".into()
             })
         );
+    }
+
+    // SERVER-FACTS: `$text`, `$where`, `$near`, `$nearSphere`, `$geoNear` are rejected inside a
+    // validator.
+    #[test]
+    fn query_operators_the_server_refuses_in_validators_are_refused() {
+        let spec = CollectionSpec::new("c").validator(Validator::query(
+            doc! { "$or": [{ "a": 1 }, { "$where": "this.a > 1" }] },
+        ));
+        let err = spec.check().unwrap_err();
+        assert!(err.to_string().contains("$where is not allowed"), "{err}");
+        let fine = CollectionSpec::new("c").validator(Validator::query(doc! { "a": { "$gt": 1 } }));
+        assert!(fine.check().is_ok());
+    }
+
+    #[test]
+    fn collations_are_checked() {
+        let bad = CollectionSpec::new("c").collation(Collation::new("fr").strength(7));
+        assert!(bad.check().is_err());
+        let ok = CollectionSpec::new("c").collation(Collation::new("fr").strength(5));
+        assert!(ok.check().is_ok());
     }
 
     #[test]

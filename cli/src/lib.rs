@@ -19,6 +19,7 @@ pub mod args;
 pub mod catalog;
 pub mod cmd;
 pub mod console;
+pub mod converge;
 pub mod deployment;
 pub mod extjson;
 pub mod redact;

@@ -3,25 +3,13 @@
 //! remains; running it again converges, and on an applied deployment it says so and does nothing.
 
 use mongo_schema::collection::CollectionSpec;
-use mongo_schema::diff::{self, Step};
+use mongo_schema::diff::PlanOptions;
 
 use crate::args::ApplyArgs;
-use crate::catalog;
 use crate::console::Console;
 use crate::deployment::{self, block_on};
 use crate::render::human::{Paint, paint};
-use crate::{Outcome, cmd, render};
-
-/// How a run of the plan ended.
-#[derive(Debug)]
-pub struct Applied {
-    /// Steps the server accepted, in order.
-    pub done: Vec<Step>,
-    /// The step the server refused, with its error.
-    pub failed: Option<(Step, String)>,
-    /// Steps not attempted.
-    pub remaining: Vec<Step>,
-}
+use crate::{Outcome, cmd, converge, render};
 
 /// Plans, confirms, and runs.
 ///
@@ -37,8 +25,11 @@ pub fn run(
     let colour = console.colour;
     block_on(args.connect.timeout, async {
         let deployment = deployment::connect(&args.connect).await?;
-        let names: Vec<String> = declared.iter().map(|s| s.name.clone()).collect();
-        let catalog = catalog::read_live(&deployment.db, Some(&names), 16)
+        let options = PlanOptions {
+            prune: args.prune,
+            ..PlanOptions::default()
+        };
+        let (_, plan) = converge::plan(&deployment.db, &declared, options)
             .await
             .map_err(|e| {
                 e.context(format!(
@@ -46,13 +37,6 @@ pub fn run(
                     deployment.shown_uri
                 ))
             })?;
-        let changes = diff::diff(&declared, &catalog.live_specs()?);
-        let counts = cmd::plan::estimate_counts(
-            &deployment.db,
-            &cmd::plan::collections_with_builds(&changes),
-        )
-        .await?;
-        let plan = cmd::plan::make_plan(&changes, args.prune, counts);
         if plan.is_empty() {
             console.out(&render::human::plan(&plan, colour));
             return Ok(Outcome::Clean);
@@ -76,29 +60,15 @@ pub fn run(
                 return Ok(Outcome::Findings);
             }
         }
-        let mut applied = Applied {
-            done: Vec::new(),
-            failed: None,
-            remaining: plan.steps.clone(),
-        };
-        while !applied.remaining.is_empty() {
-            let step = applied.remaining.remove(0);
-            match deployment.db.run_command(step.command.clone()).await {
-                Ok(_) => {
-                    console.out(&format!(
-                        "{} {}: {}\n",
-                        paint("done", Paint::Green, colour),
-                        step.collection,
-                        step.summary
-                    ));
-                    applied.done.push(step);
-                }
-                Err(e) => {
-                    applied.failed = Some((step, deployment::explain(&e)));
-                    break;
-                }
-            }
-        }
+        let applied = converge::apply_reporting(&deployment.db, &plan, |step| {
+            console.out(&format!(
+                "{} {}: {}\n",
+                paint("done", Paint::Green, colour),
+                step.collection,
+                step.summary
+            ));
+        })
+        .await;
         console.out(&render::human::applied(&applied, colour));
         match &applied.failed {
             Some((step, error)) => Err(anyhow::anyhow!(

@@ -3,17 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::Context;
-use bson::{Bson, doc};
 use mongo_schema::collection::CollectionSpec;
-use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions};
-use mongodb::Database;
+use mongo_schema::diff::{self, Change, Plan, PlanOptions};
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::catalog::{self, Catalog};
 use crate::console::Console;
 use crate::deployment::{self, block_on};
-use crate::{Outcome, cmd, render};
+use crate::{Outcome, cmd, converge, render};
 
 /// Computes and prints the plan; exit 1 when it has steps.
 ///
@@ -45,8 +42,11 @@ pub fn run(
                     ))
                 })?;
             let changes = diff::diff(&declared, &catalog.live_specs()?);
-            let counts =
-                estimate_counts(&deployment.db, &collections_with_builds(&changes)).await?;
+            let counts = converge::estimate_counts(
+                &deployment.db,
+                &converge::collections_with_builds(&changes),
+            )
+            .await?;
             anyhow::Ok((changes, counts))
         })?,
     };
@@ -72,42 +72,4 @@ pub fn make_plan(changes: &[Change], prune: bool, counts: BTreeMap<String, u64>)
         ..PlanOptions::default()
     };
     diff::plan(changes, &options)
-}
-
-/// The collections that would get an index build: those worth an estimated count.
-pub fn collections_with_builds(changes: &[Change]) -> Vec<String> {
-    let mut names: Vec<String> = changes
-        .iter()
-        .filter(|c| matches!(c.kind, ChangeKind::MissingIndex | ChangeKind::Rebuild))
-        .map(|c| c.collection.clone())
-        .collect();
-    names.dedup();
-    names
-}
-
-/// Estimated document counts (`count` without a query: collection metadata, no scan).
-///
-/// # Errors
-/// A count the server refuses.
-pub async fn estimate_counts(
-    db: &Database,
-    names: &[String],
-) -> anyhow::Result<BTreeMap<String, u64>> {
-    let mut counts = BTreeMap::new();
-    for name in names {
-        let reply = db
-            .run_command(doc! {"count": name})
-            .await
-            .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
-            .with_context(|| format!("counting documents of {name}"))?;
-        let n = match reply.get("n") {
-            Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
-            Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
-            // Counts are whole numbers; some servers send them as doubles.
-            Some(Bson::Double(n)) if *n >= 0.0 => *n as u64,
-            _ => 0,
-        };
-        counts.insert(name.clone(), n);
-    }
-    Ok(counts)
 }

@@ -294,7 +294,7 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
 }
 
 /// What `apply` did: counts of done, failed and remaining, and the remaining steps.
-pub fn applied(applied: &crate::cmd::apply::Applied, colour: bool) -> String {
+pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
     let mut out = String::new();
     if let Some((step, error)) = &applied.failed {
         let _ = writeln!(

@@ -1,0 +1,150 @@
+//! The CLI against a real MongoDB deployment: runs only when `MONGODB_URI` is set (the README's
+//! CI recipe starts a `mongo` service container), and says it was skipped otherwise.
+//!
+//! Each test works in a database of its own, `mongo_schema_live_<pid>_<test>`, dropped at the end.
+
+use bson::doc;
+use mongo_schema_cli::{Console, Outcome};
+
+const MANIFEST: &str = "../examples/catalog/manifest.json";
+
+fn uri() -> Option<String> {
+    match std::env::var("MONGODB_URI") {
+        Ok(uri) if !uri.is_empty() => Some(uri),
+        _ => {
+            println!("skipped: MONGODB_URI not set");
+            None
+        }
+    }
+}
+
+fn run(args: &[&str]) -> (Outcome, String) {
+    let mut console = Console::captured("");
+    let mut argv = vec!["mongo-schema"];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_cli::run(argv, None, &mut console);
+    (
+        outcome,
+        format!("{}{}", console.stdout_text(), console.stderr_text()),
+    )
+}
+
+/// A database dropped when the test ends, pass or fail.
+struct Scratch {
+    uri: String,
+    name: String,
+}
+
+impl Scratch {
+    fn new(uri: &str, test: &str) -> Scratch {
+        Scratch {
+            uri: uri.to_owned(),
+            name: format!("mongo_schema_live_{}_{test}", std::process::id()),
+        }
+    }
+
+    fn command(&self, command: bson::Document) -> bson::Document {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async {
+            let client = mongodb::Client::with_uri_str(&self.uri).await.unwrap();
+            client
+                .database(&self.name)
+                .run_command(command)
+                .await
+                .unwrap()
+        })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.command(doc! {"dropDatabase": 1});
+    }
+}
+
+#[test]
+fn apply_then_check_is_in_sync_and_a_changed_ttl_is_drift() {
+    let Some(uri) = uri() else { return };
+    let db = Scratch::new(&uri, "apply");
+    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+
+    let (outcome, text) = run(&[&["check"][..], &base].concat());
+    assert_eq!(
+        outcome,
+        Outcome::Findings,
+        "an empty database lacks everything: {text}"
+    );
+
+    let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let (outcome, text) = run(&[&["check"][..], &base].concat());
+    assert_eq!(
+        outcome,
+        Outcome::Clean,
+        "the server's stored form must not read as drift: {text}"
+    );
+    let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Clean);
+    assert!(text.contains("nothing to do"), "{text}");
+
+    db.command(
+        doc! {"collMod": "users", "index": {"name": "deleted_at_1", "expireAfterSeconds": 60}},
+    );
+    let (outcome, text) = run(&[&["check", "--format", "json"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(text.contains("expireAfterSeconds"), "{text}");
+}
+
+#[test]
+fn snapshot_then_check_from_the_file_reads_like_the_server() {
+    let Some(uri) = uri() else { return };
+    let db = Scratch::new(&uri, "snapshot");
+    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+    let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    db.command(
+        doc! {"createIndexes": "articles", "indexes": [{"key": {"author": 1}, "name": "author_1"}]},
+    );
+
+    let file = std::env::temp_dir().join(format!("{}.json", db.name));
+    let (outcome, text) = run(&[
+        "snapshot",
+        "--uri",
+        &uri,
+        "--db",
+        &db.name,
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let (live_outcome, live) = run(&[&["check"][..], &base].concat());
+    let (file_outcome, from_file) = run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(live_outcome, Outcome::Findings);
+    assert_eq!(file_outcome, live_outcome);
+    assert_eq!(from_file, live);
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn check_and_audit_through_a_real_server_exit_as_documented() {
+    let Some(uri) = uri() else { return };
+    let db = Scratch::new(&uri, "audit");
+    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+    let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    // Written with validation bypassed, as documents that predate the validator would be.
+    db.command(doc! {
+        "insert": "orders",
+        "documents": [{"status": "LOST"}],
+        "bypassDocumentValidation": true,
+    });
+    let (outcome, text) = run(&[&["audit"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(text.contains("orders: 1 of 1 documents rejected"), "{text}");
+}

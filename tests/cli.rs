@@ -666,3 +666,100 @@ fn apply_converges_after_a_failure_at_every_step() {
         assert_eq!(outcome, Outcome::Clean, "step {k} check: {text}");
     }
 }
+
+// ---- drift cases through the driver ----
+
+/// Seeds `db` with a catalog file's collections and indexes as the server would hold them
+/// (a build in progress as a build, not as a finished index).
+fn seed_catalog(server: &TestServer, db: &str, catalog: &Catalog) {
+    for entry in &catalog.collections {
+        server.seed_collection(db, entry.clone());
+    }
+    for (name, indexes) in &catalog.indexes {
+        for index in indexes {
+            match (
+                index.get_document("spec"),
+                index.get_document("indexBuildInfo"),
+            ) {
+                (Ok(spec), Ok(info)) => {
+                    server.seed_index_build(db, name, spec.clone(), info.clone())
+                }
+                _ => server.seed_index(db, name, index.clone()),
+            }
+        }
+    }
+}
+
+/// Every drift case of `diff_cases/` (each normalization rule, a same and a differs case) gives
+/// the same report through the driver as from its snapshot file, and `-same` cases are in sync.
+#[test]
+fn every_drift_case_reads_the_same_through_the_driver() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("diff_cases");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("live.json").exists() && p.join("declared.json").exists())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 20, "{cases:?}");
+    for case in cases {
+        let name = case.file_name().unwrap().to_str().unwrap().to_owned();
+        let declared = case.join("declared.json");
+        let live = case.join("live.json");
+        let server = BlockingTestServer::start(TestServerOptions::default());
+        seed_catalog(&server, "shop", &Catalog::from_file(&live).unwrap());
+        let declared = declared.to_str().unwrap();
+        let (file_outcome, from_file) = run(&[
+            "check",
+            "--manifest",
+            declared,
+            "--catalog",
+            live.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let (driver_outcome, through_driver) = run_in(
+            &[
+                "check",
+                "--manifest",
+                declared,
+                "--uri",
+                &uri(&server),
+                "--format",
+                "json",
+            ],
+            "",
+            Some(&server),
+        );
+        assert_eq!(through_driver, from_file, "{name}");
+        assert_eq!(driver_outcome, file_outcome, "{name}");
+        assert_ne!(driver_outcome, Outcome::Failed, "{name}: {through_driver}");
+        if name.ends_with("-same") {
+            assert_eq!(driver_outcome, Outcome::Clean, "{name}: {through_driver}");
+        }
+        assert_eq!(server.write_commands(), vec![], "{name}");
+    }
+}
+
+#[test]
+fn a_server_without_index_build_info_is_asked_again_without_it() {
+    let server = server_with_example();
+    server.inject(Failure::on("listIndexes").error(
+        40415,
+        "BSON field 'listIndexes.includeIndexBuildInfo' is an unknown field.",
+    ));
+    let (outcome, text) = run_in(
+        &["check", "--manifest", MANIFEST, "--uri", &uri(&server)],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let (_, from_file) = run(&["check", "--manifest", MANIFEST, "--catalog", LIVE]);
+    assert_eq!(text, from_file);
+    let flags: Vec<bool> = server
+        .commands_named("listIndexes")
+        .iter()
+        .map(|c| c.body.get_bool("includeIndexBuildInfo").unwrap_or(false))
+        .collect();
+    assert!(flags.contains(&true) && flags.contains(&false), "{flags:?}");
+}

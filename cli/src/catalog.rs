@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, bail};
 use bson::{Bson, Document, doc};
@@ -197,13 +198,15 @@ pub async fn read_live(
         .filter(|name| only.is_none_or(|names| names.contains(name)))
         .collect();
     let limit = Arc::new(Semaphore::new(concurrency.max(1)));
+    let build_info = Arc::new(AtomicBool::new(true));
     let mut tasks = JoinSet::new();
     for (position, name) in with_indexes.into_iter().enumerate() {
         let db = db.clone();
         let limit = Arc::clone(&limit);
+        let build_info = Arc::clone(&build_info);
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await;
-            let listed = list_indexes(&db, &name).await;
+            let listed = list_indexes(&db, &name, &build_info).await;
             (position, name, listed)
         });
     }
@@ -231,10 +234,28 @@ pub async fn read_live(
 }
 
 /// listIndexes on one collection; `None` when it no longer exists.
-async fn list_indexes(db: &Database, name: &str) -> anyhow::Result<Option<Vec<Document>>> {
-    let mut cursor = match db.run_cursor_command(doc! {"listIndexes": name}).await {
+///
+/// Asks for `includeIndexBuildInfo` so that a build in progress is listed as
+/// `{spec, indexBuildInfo}` (neither missing nor extra) rather than as a finished index; the
+/// finished ones, which the flag also wraps as `{spec}`, are unwrapped back to their plain listed
+/// form. A server too old for the flag refuses it as an unknown field, and is asked again without.
+async fn list_indexes(
+    db: &Database,
+    name: &str,
+    build_info: &AtomicBool,
+) -> anyhow::Result<Option<Vec<Document>>> {
+    let with_flag = build_info.load(Ordering::Relaxed);
+    let mut command = doc! {"listIndexes": name};
+    if with_flag {
+        command.insert("includeIndexBuildInfo", true);
+    }
+    let mut cursor = match db.run_cursor_command(command).await {
         Ok(cursor) => cursor,
         Err(e) if deployment::is_namespace_not_found(&e) => return Ok(None),
+        Err(e) if with_flag && deployment::is_unknown_field(&e) => {
+            build_info.store(false, Ordering::Relaxed);
+            return Box::pin(list_indexes(db, name, build_info)).await;
+        }
         Err(e) => return Err(anyhow::anyhow!("{}", deployment::explain(&e))),
     };
     let mut entries = Vec::new();
@@ -243,12 +264,24 @@ async fn list_indexes(db: &Database, name: &str) -> anyhow::Result<Option<Vec<Do
         .await
         .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
     {
-        entries.push(
-            Document::try_from(cursor.current())
-                .context("listIndexes returned an unreadable entry")?,
-        );
+        let entry = Document::try_from(cursor.current())
+            .context("listIndexes returned an unreadable entry")?;
+        entries.push(unwrap_finished(entry));
     }
     Ok(Some(entries))
+}
+
+/// `{spec: {...}}` without `indexBuildInfo` is a finished index as `includeIndexBuildInfo` lists
+/// it: keep the form a plain listIndexes gives.
+fn unwrap_finished(entry: Document) -> Document {
+    match (
+        entry.get("spec"),
+        entry.contains_key("indexBuildInfo"),
+        entry.contains_key("key"),
+    ) {
+        (Some(Bson::Document(spec)), false, false) if entry.len() == 1 => spec.clone(),
+        _ => entry,
+    }
 }
 
 fn collection_entry(entry: Bson, at: &str) -> anyhow::Result<Document> {

@@ -133,6 +133,12 @@ pub fn is_namespace_not_found(error: &mongodb::error::Error) -> bool {
     matches!(error.kind.as_ref(), ErrorKind::Command(c) if c.code == 26)
 }
 
+/// Whether a driver error is the server refusing a field it does not know (an older release):
+/// IDL's unknown-field error (40415), or the generic parse and value errors older commands give.
+pub fn is_unknown_field(error: &mongodb::error::Error) -> bool {
+    matches!(error.kind.as_ref(), ErrorKind::Command(c) if matches!(c.code, 40415 | 9 | 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 use bson::{Bson, Document, doc};
 use indexmap::IndexMap;
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::collection::{CollectionSpec, ShardKey};
 use mongo_schema::normalize;
 use mongodb::Database;
 use tokio::sync::Semaphore;
@@ -24,6 +24,12 @@ pub struct Catalog {
     pub collections: Vec<Document>,
     /// listIndexes entries per collection name, verbatim, in the order listed.
     pub indexes: IndexMap<String, Vec<Document>>,
+    /// Read through mongos only: the `config.collections` entry (`key`, `unique`, ...) of each
+    /// sharded collection, verbatim, by collection name. Written as `shardKeys` when not empty.
+    pub shard_keys: IndexMap<String, Document>,
+    /// Read through mongos only: what `checkMetadataConsistency` (7.0+) reports, such as an index
+    /// that differs across shards. Not part of the file.
+    pub inconsistencies: Vec<Document>,
 }
 
 impl Catalog {
@@ -86,8 +92,26 @@ impl Catalog {
                 bail!("at $: missing \"indexes\" (an object of listIndexes arrays by collection)")
             }
         }
+        let mut shard_keys = IndexMap::new();
+        match top.remove("shardKeys") {
+            None => {}
+            Some(Bson::Document(by_name)) => {
+                for (name, entry) in by_name {
+                    let Bson::Document(entry) = entry else {
+                        bail!("at $.shardKeys.{name}: expected a config.collections entry");
+                    };
+                    if !entry.contains_key("key") {
+                        bail!("at $.shardKeys.{name}: a shard key needs \"key\"");
+                    }
+                    shard_keys.insert(name, entry);
+                }
+            }
+            Some(_) => bail!("at $.shardKeys: expected an object of config.collections entries"),
+        }
         if let Some(key) = top.keys().next() {
-            bail!("at $.{key}: unknown field; expected only \"collections\" and \"indexes\"");
+            bail!(
+                "at $.{key}: unknown field; expected only \"collections\", \"indexes\" and \"shardKeys\""
+            );
         }
         for name in indexes.keys() {
             if !collections
@@ -100,6 +124,8 @@ impl Catalog {
         Ok(Catalog {
             collections,
             indexes,
+            shard_keys,
+            inconsistencies: Vec::new(),
         })
     }
 
@@ -124,6 +150,14 @@ impl Catalog {
             ),
         );
         top.insert("indexes", indexes);
+        if !self.shard_keys.is_empty() {
+            let keys: Document = self
+                .shard_keys
+                .iter()
+                .map(|(name, entry)| (name.clone(), Bson::Document(entry.clone())))
+                .collect();
+            top.insert("shardKeys", keys);
+        }
         let mut text = extjson::to_string_pretty(&Bson::Document(top), Mode::Canonical);
         text.push('\n');
         text
@@ -140,7 +174,20 @@ impl Catalog {
             let name = entry.get_str("name").unwrap_or_default();
             let spec = normalize::live_collection(entry, self.indexes_of(name))
                 .with_context(|| format!("cannot read the live collection {name}"))?;
-            specs.extend(spec);
+            let Some(mut spec) = spec else { continue };
+            if let Some(sharded) = self.shard_keys.get(name) {
+                // config.collections holds more (`lastmod`, `uuid`, ...); the key is `key` and `unique`.
+                let mut key = Document::new();
+                for field in ["key", "unique"] {
+                    if let Some(value) = sharded.get(field) {
+                        key.insert(field, value.clone());
+                    }
+                }
+                let shard_key = ShardKey::from_document(&key)
+                    .with_context(|| format!("cannot read the shard key of {name}"))?;
+                spec.shard_key = Some(shard_key);
+            }
+            specs.push(spec);
         }
         specs.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(specs)
@@ -191,6 +238,12 @@ pub async fn read_live(
         collections.push(entry);
     }
 
+    let (shard_keys, inconsistencies) = if is_mongos(db).await? {
+        sharding(db, &collections, only).await?
+    } else {
+        (IndexMap::new(), Vec::new())
+    };
+
     let with_indexes: Vec<String> = collections
         .iter()
         .filter(|c| matches!(c.get_str("type"), Ok("collection" | "timeseries") | Err(_)))
@@ -230,7 +283,89 @@ pub async fn read_live(
     Ok(Catalog {
         collections,
         indexes,
+        shard_keys,
+        inconsistencies,
     })
+}
+
+/// Whether the driver is talking to a mongos router (`hello` answers `msg: "isdbgrid"`).
+async fn is_mongos(db: &Database) -> anyhow::Result<bool> {
+    let hello = db
+        .run_command(doc! {"hello": 1})
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("hello failed")?;
+    Ok(hello.get_str("msg").ok() == Some("isdbgrid"))
+}
+
+/// Through mongos: the shard keys of the listed collections (from `config.collections`), and
+/// what `checkMetadataConsistency` reports for the database (7.0+; skipped where unknown).
+async fn sharding(
+    db: &Database,
+    collections: &[Document],
+    only: Option<&[String]>,
+) -> anyhow::Result<(IndexMap<String, Document>, Vec<Document>)> {
+    let names: Vec<&str> = collections
+        .iter()
+        .filter_map(|c| c.get_str("name").ok())
+        .filter(|name| only.is_none_or(|only| only.iter().any(|o| o == name)))
+        .collect();
+    let namespaces: Vec<String> = names.iter().map(|n| format!("{}.{n}", db.name())).collect();
+    let config = db.client().database("config");
+    let mut cursor = config
+        .run_cursor_command(doc! {"find": "collections", "filter": {"_id": {"$in": namespaces}}})
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .context("reading shard keys from config.collections failed")?;
+    let mut shard_keys = IndexMap::new();
+    while cursor
+        .advance()
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
+    {
+        let entry =
+            Document::try_from(cursor.current()).context("unreadable config.collections entry")?;
+        let name = entry
+            .get_str("_id")
+            .ok()
+            .and_then(|ns| ns.split_once('.'))
+            .map(|(_, name)| name.to_owned());
+        // A dropped collection keeps its entry marked `dropped: true` before 5.0.
+        if let Some(name) = name
+            && !entry.get_bool("dropped").unwrap_or(false)
+        {
+            shard_keys.insert(name, entry);
+        }
+    }
+    shard_keys.sort_by(|a, _, b, _| {
+        let position = |n: &str| names.iter().position(|m| *m == n);
+        position(a).cmp(&position(b))
+    });
+    let mut inconsistencies = Vec::new();
+    match db
+        .run_cursor_command(doc! {"checkMetadataConsistency": 1})
+        .await
+    {
+        Ok(mut cursor) => {
+            while cursor
+                .advance()
+                .await
+                .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
+            {
+                inconsistencies.push(
+                    Document::try_from(cursor.current()).context("unreadable inconsistency")?,
+                );
+            }
+        }
+        // Before 7.0 the command does not exist (CommandNotFound, 59): nothing to add.
+        Err(e) if matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == 59) =>
+            {}
+        Err(e) => {
+            return Err(anyhow::anyhow!("{}", deployment::explain(&e)))
+                .context("checkMetadataConsistency failed");
+        }
+    }
+    Ok((shard_keys, inconsistencies))
 }
 
 /// listIndexes on one collection; `None` when it no longer exists.

@@ -22,15 +22,22 @@ pub fn run(
     let declared = cmd::declared(&args.declared, linked)?;
     let catalog = live_catalog(&args.live, &declared, args.concurrency)?;
     let changes = diff::diff(&declared, &catalog.live_specs()?);
+    let file = args.declared.manifest.as_deref();
+    let found = &catalog.inconsistencies;
     let text = match args.output.format.unwrap_or(ReportFormat::Text) {
-        ReportFormat::Text => render::human::changes(&changes, console.colour),
-        ReportFormat::Json => render::json::changes(&changes),
+        ReportFormat::Text => render::human::report(&changes, found, console.colour),
+        ReportFormat::Json => render::json::changes_and_inconsistencies(&changes, found),
         ReportFormat::Github => {
-            render::github::changes(&changes, args.declared.manifest.as_deref())
+            render::github::inconsistencies(found, file) + &render::github::changes(&changes, file)
         }
     };
     console.out(&text);
-    Ok(outcome(&changes))
+    // An index that differs across shards is drift the server itself reports.
+    Ok(if found.is_empty() {
+        outcome(&changes)
+    } else {
+        Outcome::Findings
+    })
 }
 
 /// Exit 1 when any change is drift.

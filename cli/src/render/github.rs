@@ -97,6 +97,22 @@ pub fn changes(changes: &[mongo_schema::diff::Change], file: Option<&Path>) -> S
         .collect()
 }
 
+/// One error annotation per inconsistency `checkMetadataConsistency` reported.
+pub fn inconsistencies(found: &[bson::Document], file: Option<&Path>) -> String {
+    found
+        .iter()
+        .map(|entry| {
+            let kind = entry.get_str("type").unwrap_or("Inconsistency");
+            annotation(
+                Severity::Error,
+                file,
+                &format!("mongo-schema cluster: {kind}"),
+                entry.get_str("description").unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,7 +172,16 @@ fn field_values(change: &mongo_schema::diff::Change) -> Vec<String> {
 
 /// The drift report: changes grouped by collection, then a summary line.
 pub fn changes(changes: &[mongo_schema::diff::Change], colour: bool) -> String {
-    let mut out = String::new();
+    report(changes, &[], colour)
+}
+
+/// The drift report, after what the cluster itself reported (`checkMetadataConsistency`).
+pub fn report(
+    changes: &[mongo_schema::diff::Change],
+    found: &[bson::Document],
+    colour: bool,
+) -> String {
+    let mut out = inconsistencies(found, colour);
     let mut current: Option<&str> = None;
     for c in changes {
         if current != Some(c.collection.as_str()) {
@@ -192,6 +201,24 @@ pub fn changes(changes: &[mongo_schema::diff::Change], colour: bool) -> String {
         }
     }
     let drift: Vec<_> = changes.iter().filter(|c| c.kind.is_drift()).collect();
+    if !found.is_empty() {
+        let _ = writeln!(
+            out,
+            "check: {} reported by the cluster",
+            paint(
+                &format!(
+                    "{} inconsistenc{}",
+                    found.len(),
+                    if found.len() == 1 { "y" } else { "ies" }
+                ),
+                Paint::Red,
+                colour
+            )
+        );
+    }
+    if drift.is_empty() && !found.is_empty() {
+        return out;
+    }
     if drift.is_empty() {
         let cosmetic = changes.len();
         let note = if cosmetic > 0 {
@@ -321,5 +348,21 @@ pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
         usize::from(applied.failed.is_some()),
         applied.remaining.len()
     );
+    out
+}
+
+/// What `checkMetadataConsistency` reported through mongos (an index that differs across
+/// shards, ...), one line each; empty when nothing was.
+pub fn inconsistencies(found: &[bson::Document], colour: bool) -> String {
+    let mut out = String::new();
+    for entry in found {
+        let kind = entry.get_str("type").unwrap_or("Inconsistency");
+        let description = entry.get_str("description").unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} {kind}: {description}",
+            paint("cluster:", Paint::Red, colour)
+        );
+    }
     out
 }

@@ -61,14 +61,30 @@ pub fn audit(audits: &[crate::cmd::audit::CollectionAudit]) -> String {
 
 /// `{"inSync": bool, "changes": [{collection, kind, aspect, fields, reason, declared?, live?}]}`.
 pub fn changes(changes: &[mongo_schema::diff::Change]) -> String {
-    let list: Vec<Bson> = changes
-        .iter()
-        .map(|c| Bson::Document(c.to_document()))
-        .collect();
-    to_text(doc! {"inSync": !mongo_schema::diff::has_drift(changes), "changes": list})
+    changes_and_inconsistencies(changes, &[])
 }
 
 /// `{"steps": [{collection, command, summary, expensive, estimatedDocuments?, risk?}], "skipped": [...]}`.
 pub fn plan(plan: &mongo_schema::diff::Plan) -> String {
     to_text(plan.to_document())
+}
+
+/// [`changes`], plus `inconsistencies` (what `checkMetadataConsistency` reported) when any.
+pub fn changes_and_inconsistencies(
+    changes: &[mongo_schema::diff::Change],
+    found: &[Document],
+) -> String {
+    let list: Vec<Bson> = changes
+        .iter()
+        .map(|c| Bson::Document(c.to_document()))
+        .collect();
+    let mut report = doc! {
+        "inSync": !mongo_schema::diff::has_drift(changes) && found.is_empty(),
+        "changes": list,
+    };
+    if !found.is_empty() {
+        let found: Vec<Bson> = found.iter().cloned().map(Bson::Document).collect();
+        report.insert("inconsistencies", found);
+    }
+    to_text(report)
 }

@@ -23,6 +23,7 @@
 //! );
 //! ```
 
+pub mod access;
 pub mod collection;
 pub mod diff;
 pub mod eval;

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use mongo_schema::ExtJsonMode;
 use mongo_schema::collection::{
-    Collation, CollectionSpec, ValidationAction, ValidationLevel, Validator,
+    Capped, Collation, CollectionOptions, CollectionSpec, ValidationAction, ValidationLevel,
+    Validator,
 };
 use mongo_schema::diff::{
     Aspect, Change, ChangeKind, Plan, PlanOptions, apply_plan, diff, has_drift, plan,
@@ -300,22 +301,38 @@ fn arb_collection() -> impl Strategy<Value = CollectionSpec> {
         ])),
         prop::option::of(Just(ValidationAction::Warn)),
         prop::collection::vec(arb_index(), 0..4),
+        (
+            prop::option::of(prop::sample::select(vec!["fr", "de"])),
+            prop::option::of(any::<bool>()),
+            prop::option::of((
+                prop::sample::select(vec![1000_i64, 4096]),
+                prop::option::of(0_i64..3),
+            )),
+        ),
     )
-        .prop_map(|(name, validator, level, action, indexes)| {
-            let validators = [
-                bson::doc! { "$jsonSchema": { "bsonType": "object", "required": ["a"] } },
-                bson::doc! { "$jsonSchema": { "required": ["a", "b"], "bsonType": "object" } },
-                bson::doc! { "status": { "$in": ["A", "B"] } },
-            ];
-            CollectionSpec {
-                name: name.to_owned(),
-                validator: validator.map(|i| Validator::from_document(&validators[i])),
-                validation_level: level,
-                validation_action: action,
-                indexes,
-                ..CollectionSpec::default()
-            }
-        })
+        .prop_map(
+            |(name, validator, level, action, indexes, (collation, images, capped))| {
+                let validators = [
+                    bson::doc! { "$jsonSchema": { "bsonType": "object", "required": ["a"] } },
+                    bson::doc! { "$jsonSchema": { "required": ["a", "b"], "bsonType": "object" } },
+                    bson::doc! { "status": { "$in": ["A", "B"] } },
+                ];
+                CollectionSpec {
+                    name: name.to_owned(),
+                    validator: validator.map(|i| Validator::from_document(&validators[i])),
+                    validation_level: level,
+                    validation_action: action,
+                    indexes,
+                    options: CollectionOptions {
+                        collation: collation.map(Collation::new),
+                        change_stream_pre_and_post_images: images,
+                        capped: capped.map(|(size, max)| Capped { size, max }),
+                        ..CollectionOptions::default()
+                    },
+                    ..CollectionSpec::default()
+                }
+            },
+        )
 }
 
 fn arb_specs() -> impl Strategy<Value = Vec<CollectionSpec>> {
@@ -341,7 +358,7 @@ fn build_live(specs: &[CollectionSpec]) -> Vec<CollectionSpec> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig { max_global_rejects: 20_000, ..ProptestConfig::with_cases(1000) })]
 
     #[test]
     fn applying_a_pruning_plan_yields_the_declared_collections(

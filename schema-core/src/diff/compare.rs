@@ -359,9 +359,10 @@ fn identity_differences(d: &IndexSpec, l: &IndexSpec) -> Vec<String> {
 }
 
 fn indexes(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
-    let dcoll = d.options.collation.as_ref();
     let lcoll = l.options.collation.as_ref();
-    let show_d = |i: &IndexSpec| Some(Bson::Document(create_form(i, dcoll).to_document()));
+    // A declared index is shown as `createIndexes` would need it on the live collection: the
+    // server gives an index without a collation the live collection's, which may differ.
+    let show_d = |i: &IndexSpec| Some(Bson::Document(create_form(i, lcoll).to_document()));
     let show_l = |i: &IndexSpec| Some(Bson::Document(create_form(i, lcoll).to_document()));
     let mut live_used = vec![false; l.indexes.len()];
     let mut pairs: Vec<(usize, usize)> = Vec::new();

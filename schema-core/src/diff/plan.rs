@@ -167,6 +167,10 @@ struct Builder<'a> {
     dropped: BTreeSet<(String, String)>,
     /// Index names, by collection, that stay on the server: a build under one cannot run.
     kept: BTreeSet<(String, String)>,
+    /// Collections whose live text index the plan drops: a new text index waits for it.
+    text_dropped: BTreeSet<String>,
+    /// Collections whose live text index stays: a second one cannot be built.
+    text_kept: BTreeSet<String>,
 }
 
 impl Builder<'_> {
@@ -236,15 +240,15 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
         skipped: Vec::new(),
         dropped: BTreeSet::new(),
         kept: BTreeSet::new(),
+        text_dropped: BTreeSet::new(),
+        text_kept: BTreeSet::new(),
     };
     // Which live index names this plan frees and which it leaves in place.
     for c in changes {
-        let Some(live_name) = c
-            .live
-            .as_ref()
-            .and_then(Bson::as_document)
-            .and_then(|d| d.get_str("name").ok())
-        else {
+        let Some(live_doc) = c.live.as_ref().and_then(Bson::as_document) else {
+            continue;
+        };
+        let Ok(live_name) = live_doc.get_str("name") else {
             continue;
         };
         let key = (c.collection.clone(), live_name.to_owned());
@@ -254,10 +258,17 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
             ChangeKind::IndexBuildInProgress => false,
             _ => continue,
         };
+        let text = is_text(live_doc);
         if freed {
             b.dropped.insert(key);
+            if text {
+                b.text_dropped.insert(c.collection.clone());
+            }
         } else {
             b.kept.insert(key);
+            if text {
+                b.text_kept.insert(c.collection.clone());
+            }
         }
     }
     for change in changes {
@@ -425,18 +436,26 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
             if let Some(index) = declared_doc {
                 let name = index.get_str("name").unwrap_or_default().to_owned();
                 let key = (coll.to_owned(), name.clone());
+                let text = is_text(index);
                 if b.kept.contains(&key) {
                     b.skip(
                         c,
                         format!("the live index {name} holds the name and stays (plan with prune to replace it)"),
                     );
+                } else if text && b.text_kept.contains(coll) {
+                    b.skip(
+                        c,
+                        "the live text index stays and a collection holds one (plan with prune to replace it)",
+                    );
                 } else {
-                    // After the drops when a live index frees the name (IndexKeySpecsConflict 86).
-                    let phase = if b.dropped.contains(&key) {
-                        Phase::Reuse
-                    } else {
-                        Phase::CreateIndexes
-                    };
+                    // After the drops when a live index frees the name (IndexKeySpecsConflict 86)
+                    // or the collection's one text index.
+                    let phase =
+                        if b.dropped.contains(&key) || (text && b.text_dropped.contains(coll)) {
+                            Phase::Reuse
+                        } else {
+                            Phase::CreateIndexes
+                        };
                     let step = b.build(coll, index);
                     b.push(phase, step);
                 }
@@ -529,6 +548,13 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
     }
 }
 
+/// Whether an index entry (`createIndexes` form) is a text index.
+fn is_text(index: &Document) -> bool {
+    index
+        .get_document("key")
+        .is_ok_and(|k| k.values().any(|v| v.as_str() == Some("text")))
+}
+
 fn plan_index_rebuild(
     b: &mut Builder<'_>,
     c: &Change,
@@ -555,7 +581,9 @@ fn plan_index_rebuild(
     // 86), one identity under two names (IndexOptionsConflict 85), or two text indexes. A new
     // index under a new name and identity would be a missing index plus an extra one instead,
     // built before the old is dropped.
-    if b.kept.contains(&(coll.to_owned(), new_name.clone())) {
+    if b.kept.contains(&(coll.to_owned(), new_name.clone()))
+        || (is_text(d) && !is_text(l) && b.text_kept.contains(coll))
+    {
         b.skip(
             c,
             format!(
@@ -566,10 +594,7 @@ fn plan_index_rebuild(
         return;
     }
     let mut step = b.drop_index(coll, &old_name);
-    let text = [d, l].iter().all(|i| {
-        i.get_document("key")
-            .is_ok_and(|k| k.values().any(|v| v.as_str() == Some("text")))
-    });
+    let text = is_text(d) && is_text(l);
     step.risk = Some(if text {
         format!(
             "a collection holds one text index, so {old_name} is dropped before {new_name} is built: text search fails meanwhile"

@@ -159,6 +159,16 @@ fn run(case: &str) {
         unfixed.is_empty(),
         "{case}: the plan did not converge: {unfixed:#?}"
     );
+    // Hiding instead of dropping leaves exactly the extra indexes, hidden.
+    let left = converge(&manifest.collections, &live, &hide_plan);
+    let unfixed: Vec<&Change> = left
+        .iter()
+        .filter(|c| !plan_cannot_fix(c) && c.kind != ChangeKind::ExtraIndex)
+        .collect();
+    assert!(
+        unfixed.is_empty(),
+        "{case}: hiding did not converge: {unfixed:#?}"
+    );
     // The default plan never drops and never fails either.
     let mut model = live.clone();
     apply_plan(&mut model, &default_plan).unwrap();
@@ -388,5 +398,9 @@ proptest! {
         prop_assert!(diff(&specs, &specs).is_empty());
         let canonical = normalize::declared_all(&specs);
         prop_assert_eq!(normalize::declared_all(&canonical), canonical);
+        prop_assume!(specs.iter().all(|c| c.check().is_ok()));
+        let live = build_live(&specs);
+        let again: Vec<CollectionSpec> = live.iter().map(normalize::live).collect();
+        prop_assert_eq!(again, live);
     }
 }

@@ -25,7 +25,19 @@
 //!   limit.
 //! - Validators and partial filters stay as written: [`validators_equal`] and
 //!   [`filters_equal`] compare them with the server's equivalences, so that an order-only
-//!   difference can be reported as cosmetic.
+//!   difference can be reported as cosmetic. (The IR is one call away, [`Validator::parse`],
+//!   for the evaluator and lints; it is not the comparison form because rendering it back
+//!   would hide what the server actually holds.) Numbers compare by value; NaN equals nothing,
+//!   so a validator holding NaN is always reported as different.
+//!
+//! # Collations: a decision
+//! The server expands every collation it lists to all ICU fields, with defaults that depend on
+//! the locale and the ICU version, which we cannot reproduce. [`collation_matches`] therefore
+//! compares `locale` and only the fields the declaration gives: a declared `{locale: "fr"}`
+//! matches a listed `{locale: "fr", strength: 3, ...}`, a declared `{locale: "fr", strength:
+//! 2}` does not.
+//!
+//! [`Validator::parse`]: crate::collection::Validator::parse
 
 use std::collections::BTreeMap;
 

@@ -968,3 +968,77 @@ fn colour_only_when_the_console_is_a_terminal() {
     };
     assert!(plain.contains(&stripped), "{stripped}");
 }
+
+// ---- catalogs pasted from mongosh ----
+
+/// `printjson({collections: db.getCollectionInfos(), indexes: {...getIndexes()}})` prints shell
+/// syntax, not JSON: unquoted keys, single quotes, `UUID('...')`, `Long('...')`. It reads the same.
+#[test]
+fn a_catalog_printed_by_mongosh_reads_like_the_json_one() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-sh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let catalog = Catalog::from_file(std::path::Path::new(LIVE)).unwrap();
+    let printed = mongo_schema_cli::render::mongosh::value(
+        &Bson::Document(bson::Document::from_iter([
+            (
+                "collections".to_owned(),
+                Bson::Array(
+                    catalog
+                        .collections
+                        .iter()
+                        .cloned()
+                        .map(Bson::Document)
+                        .collect(),
+                ),
+            ),
+            (
+                "indexes".to_owned(),
+                Bson::Document(
+                    catalog
+                        .indexes
+                        .iter()
+                        .map(|(name, list)| {
+                            (
+                                name.clone(),
+                                Bson::Array(list.iter().cloned().map(Bson::Document).collect()),
+                            )
+                        })
+                        .collect(),
+                ),
+            ),
+        ])),
+        0,
+    )
+    // mongosh quotes with single quotes.
+    .replace('"', "'");
+    let file = dir.join("live.mongosh.txt");
+    std::fs::write(&file, &printed).unwrap();
+    assert_eq!(Catalog::from_file(&file).unwrap(), catalog);
+    let (outcome, from_shell) = run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        file.to_str().unwrap(),
+    ]);
+    let (_, from_json) = run(&["check", "--manifest", MANIFEST, "--catalog", LIVE]);
+    assert_eq!(outcome, Outcome::Findings);
+    assert_eq!(from_shell, from_json);
+
+    std::fs::write(
+        &file,
+        "{\n  collections: [ { name: 'orders', options: Frob(1) } ],\n  indexes: {}\n}",
+    )
+    .unwrap();
+    let (outcome, text) = run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(outcome, Outcome::Failed);
+    let text = text.replace(dir.to_str().unwrap(), "DIR");
+    insta::assert_snapshot!("check_bad_mongosh_catalog", text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,6 +16,7 @@ use tokio::task::JoinSet;
 
 use crate::deployment;
 use crate::extjson::{self, Mode};
+use crate::shell;
 
 /// A database's collections and indexes, as the server listed them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -35,7 +36,8 @@ pub struct Catalog {
 impl Catalog {
     /// Reads a catalog file: `{"collections": [...], "indexes": {"<coll>": [...]}}` in canonical or
     /// relaxed Extended JSON (what `snapshot` writes, or what mongosh's `EJSON.stringify` prints for
-    /// `db.getCollectionInfos()` and each `getIndexes()`).
+    /// `db.getCollectionInfos()` and each `getIndexes()`), or in mongosh's printed form
+    /// (`printjson({collections: db.getCollectionInfos(), indexes: {...}})`).
     ///
     /// # Errors
     /// The file cannot be read, is not JSON (with line and column), or has another shape
@@ -51,7 +53,7 @@ impl Catalog {
     /// # Errors
     /// Not JSON (with line and column), or another shape (with the path of the offending value).
     pub fn from_extjson(text: &str) -> anyhow::Result<Self> {
-        let value = extjson::parse(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let value = read_value(text)?;
         let Bson::Document(mut top) = value else {
             bail!("at $: expected an object with \"collections\" and \"indexes\"");
         };
@@ -416,6 +418,29 @@ fn unwrap_finished(entry: Document) -> Document {
     ) {
         (Some(Bson::Document(spec)), false, false) if entry.len() == 1 => spec.clone(),
         _ => entry,
+    }
+}
+
+/// Extended JSON, or else mongosh's printed form; when neither reads, the error of the reader
+/// that got further.
+fn read_value(text: &str) -> anyhow::Result<Bson> {
+    match extjson::parse(text) {
+        Ok(value) => Ok(value),
+        Err(json) => match shell::parse(text) {
+            Ok(value) => Ok(value),
+            Err(shell) => {
+                let json_offset: usize = text
+                    .split_inclusive('\n')
+                    .take(json.line().saturating_sub(1))
+                    .map(str::len)
+                    .sum::<usize>()
+                    + json.column();
+                if shell.offset > json_offset {
+                    bail!("neither Extended JSON nor mongosh output: {shell}")
+                }
+                bail!("{json}")
+            }
+        },
     }
 }
 

@@ -24,6 +24,7 @@ pub mod deployment;
 pub mod extjson;
 pub mod redact;
 pub mod render;
+pub mod shell;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

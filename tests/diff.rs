@@ -255,6 +255,9 @@ cases! {
     partial_filter_same => "partial-filter-same",
     partial_filter_differs => "partial-filter-differs",
     mongosh_relaxed_same => "mongosh-relaxed-same",
+    geo_hashed_text_wildcard_same => "geo-hashed-text-wildcard-same",
+    geo_hashed_text_wildcard_differs => "geo-hashed-text-wildcard-differs",
+    index_ttl_added_differs => "index-ttl-added-differs",
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use mongo_schema::normalize;
+
 use super::{Finding, Severity};
 
 /// ANSI colours used in text output.
@@ -170,6 +172,98 @@ fn field_values(change: &mongo_schema::diff::Change) -> Vec<String> {
         .collect()
 }
 
+/// What differs inside two validators, after both are put in canonical form (keyword and set
+/// order, numeric types): `+ path: value` declared only, `- path: value` live only,
+/// `~ path: live -> declared`; array members added or removed are listed as such. At most 12.
+fn validator_lines(change: &mongo_schema::diff::Change) -> Vec<String> {
+    use mongo_schema::diff::Aspect;
+    if change.aspect != Aspect::Validator || !change.kind.is_drift() {
+        return Vec::new();
+    }
+    let canonical = |v: &Option<bson::Bson>| match v {
+        Some(bson::Bson::Document(d)) => bson::Bson::Document(normalize::canonical_validator(d)),
+        _ => bson::Bson::Document(bson::Document::new()),
+    };
+    let mut lines = Vec::new();
+    walk_difference(
+        "",
+        &canonical(&change.declared),
+        &canonical(&change.live),
+        &mut lines,
+    );
+    if lines.len() > 12 {
+        let more = lines.len() - 12;
+        lines.truncate(12);
+        lines.push(format!("... and {more} more"));
+    }
+    lines
+}
+
+fn short(value: &bson::Bson) -> String {
+    let text = shown(value);
+    if text.chars().count() > 80 {
+        let cut: String = text.chars().take(77).collect();
+        format!("{cut}...")
+    } else {
+        text
+    }
+}
+
+fn walk_difference(path: &str, declared: &bson::Bson, live: &bson::Bson, out: &mut Vec<String>) {
+    use bson::Bson;
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (declared, live) {
+        (Bson::Document(d), Bson::Document(l)) => {
+            let mut keys: Vec<&String> = d.keys().chain(l.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                match (d.get(key), l.get(key)) {
+                    (Some(dv), Some(lv)) => walk_difference(&join(key), dv, lv, out),
+                    (Some(dv), None) => out.push(format!("+ {}: {}", join(key), short(dv))),
+                    (None, Some(lv)) => out.push(format!("- {}: {}", join(key), short(lv))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Bson::Array(d), Bson::Array(l))
+            if d.iter()
+                .chain(l)
+                .all(|v| !matches!(v, Bson::Document(_) | Bson::Array(_))) =>
+        {
+            let added: Vec<String> = d
+                .iter()
+                .filter(|v| !l.iter().any(|w| normalize::values_equal(v, w)))
+                .map(short)
+                .collect();
+            let removed: Vec<String> = l
+                .iter()
+                .filter(|v| !d.iter().any(|w| normalize::values_equal(v, w)))
+                .map(short)
+                .collect();
+            if !added.is_empty() {
+                out.push(format!("+ {path}: {}", added.join(", ")));
+            }
+            if !removed.is_empty() {
+                out.push(format!("- {path}: {}", removed.join(", ")));
+            }
+        }
+        (Bson::Array(d), Bson::Array(l)) if d.len() == l.len() => {
+            for (i, (dv, lv)) in d.iter().zip(l).enumerate() {
+                walk_difference(&join(&i.to_string()), dv, lv, out);
+            }
+        }
+        _ if normalize::values_equal(declared, live) => {}
+        _ => out.push(format!("~ {path}: {} -> {}", short(live), short(declared))),
+    }
+}
+
 /// The drift report: changes grouped by collection, then a summary line.
 pub fn changes(changes: &[mongo_schema::diff::Change], colour: bool) -> String {
     report(changes, &[], colour)
@@ -196,7 +290,7 @@ pub fn report(
             c.aspect,
             c.reason
         );
-        for line in field_values(c) {
+        for line in field_values(c).into_iter().chain(validator_lines(c)) {
             let _ = writeln!(out, "  {:<18} {line}", "");
         }
     }
@@ -365,4 +459,34 @@ pub fn inconsistencies(found: &[bson::Document], colour: bool) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::{Bson, doc};
+
+    #[test]
+    fn validator_differences_are_listed_by_path_ignoring_order_and_number_types() {
+        let declared = doc! {"$jsonSchema": {"required": ["a", "b"], "properties": {
+        "a": {"bsonType": "int", "maximum": 150}, "b": {"bsonType": "string"}}}};
+        let live = doc! {"$jsonSchema": {"properties": {
+        "b": {"bsonType": "string"}, "a": {"maximum": 100.0, "bsonType": "int"}, "c": {}},
+        "required": ["a"]}};
+        let mut lines = Vec::new();
+        walk_difference(
+            "",
+            &Bson::Document(normalize::canonical_validator(&declared)),
+            &Bson::Document(normalize::canonical_validator(&live)),
+            &mut lines,
+        );
+        assert_eq!(
+            lines,
+            [
+                "~ $jsonSchema.properties.a.maximum: 100 -> 150",
+                "- $jsonSchema.properties.c: {}",
+                "+ $jsonSchema.required: \"b\"",
+            ]
+        );
+    }
 }

@@ -2068,6 +2068,16 @@ mod tests {
         assert!(!with(doc! { "age": { "$gte": 10 } }));
         assert!(!with(doc! { "age": { "$lt": 30 } }));
         assert!(!with(doc! { "age": "30" }));
+        let strict = IndexSpec::new([("name", Ascending)])
+            .partial_filter_expression(doc! { "age": { "$gt": 18 } });
+        let strictly = |filter: Document| {
+            let q = QuerySpec::new("q").eq("name").filter(filter);
+            coverage(std::slice::from_ref(&strict), &q, &none()).is_served()
+        };
+        assert!(!strictly(doc! { "age": { "$gte": 18 } }));
+        assert!(!strictly(doc! { "age": 18 }));
+        assert!(strictly(doc! { "age": { "$gte": 19 } }));
+        assert!(strictly(doc! { "age": { "$gt": 18 } }));
         let below = IndexSpec::new([("name", Ascending)])
             .partial_filter_expression(doc! { "age": { "$lt": 18 } });
         let q = QuerySpec::new("q")

@@ -728,6 +728,11 @@ fn canonical_field_operator(op: &str, value: &Bson) -> Bson {
             sorted_set(items.iter().map(|i| canonical_literal(i, true)).collect())
         }
         ("$not", v) => canonical_field_condition(v),
+        // `$exists` takes any truthy value: `1` means `true`.
+        ("$exists", v) => match crate::collection::read::truthy("$exists", v) {
+            Ok(b) => Bson::Boolean(b),
+            Err(_) => canonical_literal(v, true),
+        },
         ("$elemMatch", Bson::Document(d)) => {
             if is_operator_doc(d) {
                 canonical_field_condition(value)
@@ -972,6 +977,10 @@ mod tests {
         let a = doc! { "$jsonSchema": { "enum": [{ "x": 1, "y": 2 }] } };
         let b = doc! { "$jsonSchema": { "enum": [{ "y": 2, "x": 1 }] } };
         assert!(validators_equal(&a, &b));
+        assert!(validators_equal(
+            &doc! { "d": { "$exists": 0 } },
+            &doc! { "d": { "$exists": false } },
+        ));
         // Top-level fields of a query are an implicit $and: their order is meaningless.
         let a = doc! { "a": { "$gt": 1 }, "b": { "$in": [1, 2] } };
         let b = doc! { "b": { "$in": [2, 1] }, "a": { "$gt": 1.0 } };

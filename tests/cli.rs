@@ -1042,3 +1042,42 @@ fn a_catalog_printed_by_mongosh_reads_like_the_json_one() {
     insta::assert_snapshot!("check_bad_mongosh_catalog", text);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn lint_errors_exit_1_and_refused_declarations_exit_2() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 50 notes of up to 100,000 code points: 4 bytes each in the worst case, 20 MB in all.
+    let huge = dir.join("huge.json");
+    std::fs::write(
+        &huge,
+        r#"{"collections": [{"name": "notes", "options": {"validator": {"$jsonSchema": {
+            "bsonType": "object", "required": ["notes"], "properties": {
+            "notes": {"bsonType": "array", "maxItems": 50,
+                      "items": {"bsonType": "string", "maxLength": 100000}}}}}}}]}"#,
+    )
+    .unwrap();
+    let (outcome, text) = run(&["lint", "--manifest", huge.to_str().unwrap()]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    insta::assert_snapshot!("lint_error", text);
+
+    // The server refuses a TTL on a compound index: the manifest is refused before any check.
+    let refused = dir.join("refused.json");
+    std::fs::write(
+        &refused,
+        r#"{"collections": [{"name": "sessions", "options": {}, "indexes": [
+            {"key": {"user_id": 1, "created_at": 1}, "expireAfterSeconds": 60}]}]}"#,
+    )
+    .unwrap();
+    let (outcome, text) = run(&[
+        "check",
+        "--manifest",
+        refused.to_str().unwrap(),
+        "--catalog",
+        LIVE,
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    let text = text.replace(dir.to_str().unwrap(), "DIR");
+    insta::assert_snapshot!("refused_manifest", text);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

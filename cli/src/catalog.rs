@@ -222,7 +222,7 @@ pub async fn read_live(
     only: Option<&[String]>,
     concurrency: usize,
 ) -> anyhow::Result<Catalog> {
-    let command = doc! {"listCollections": 1, "authorizedCollections": true};
+    let command = doc! {"listCollections": 1};
     let mut cursor = db
         .run_cursor_command(command)
         .await

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use mongo_schema::ExtJsonMode;
 use mongo_schema::collection::{
-    Capped, Collation, CollectionOptions, CollectionSpec, ValidationAction, ValidationLevel,
-    Validator,
+    Capped, Collation, CollectionOptions, CollectionSpec, Granularity, TimeseriesOptions,
+    ValidationAction, ValidationLevel, Validator,
 };
 use mongo_schema::diff::{
     Aspect, Change, ChangeKind, Plan, PlanOptions, apply_plan, diff, has_drift, plan,
@@ -348,8 +348,42 @@ fn arb_collection() -> impl Strategy<Value = CollectionSpec> {
         )
 }
 
+/// A time-series collection: no validator (the server refuses one), its own options.
+fn arb_timeseries() -> impl Strategy<Value = CollectionSpec> {
+    (
+        prop::sample::select(vec!["a", "b", "c"]),
+        prop::option::of(Just("m")),
+        prop::option::of(prop::sample::select(vec![
+            Granularity::Seconds,
+            Granularity::Minutes,
+            Granularity::Hours,
+        ])),
+        prop::option::of(prop::sample::select(vec![3600_i64, 7_776_000])),
+        prop::collection::vec(arb_index(), 0..3),
+    )
+        .prop_map(|(name, meta, granularity, ttl, indexes)| {
+            let mut ts = TimeseriesOptions::new("t");
+            ts.meta_field = meta.map(str::to_owned);
+            ts.granularity = granularity;
+            CollectionSpec {
+                name: name.to_owned(),
+                indexes: indexes.into_iter().map(|i| i.unique(false)).collect(),
+                options: CollectionOptions {
+                    timeseries: Some(ts),
+                    expire_after_seconds: ttl,
+                    ..CollectionOptions::default()
+                },
+                ..CollectionSpec::default()
+            }
+        })
+}
+
 fn arb_specs() -> impl Strategy<Value = Vec<CollectionSpec>> {
-    prop::collection::vec(arb_collection(), 0..3).prop_map(|mut specs| {
+    prop::collection::vec(
+        prop_oneof![3 => arb_collection(), 1 => arb_timeseries()],
+        0..3,
+    )
+    .prop_map(|mut specs| {
         specs.sort_by(|a, b| a.name.cmp(&b.name));
         specs.dedup_by(|a, b| a.name == b.name);
         specs

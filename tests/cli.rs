@@ -501,6 +501,18 @@ fn plan_in_every_format() {
     }
     let (_, text) = run(&["plan", "--manifest", MANIFEST, "--catalog", LIVE, "--prune"]);
     insta::assert_snapshot!("plan_prune", text);
+    let (_, text) = run(&[
+        "plan",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        LIVE,
+        "--prune",
+        "--hide",
+    ]);
+    insta::assert_snapshot!("plan_prune_hide", text);
+    let (outcome, text) = run(&["plan", "--manifest", MANIFEST, "--catalog", LIVE, "--hide"]);
+    assert_eq!(outcome, Outcome::Failed, "--hide needs --prune: {text}");
 }
 
 #[test]
@@ -1080,4 +1092,32 @@ fn lint_errors_exit_1_and_refused_declarations_exit_2() {
     let text = text.replace(dir.to_str().unwrap(), "DIR");
     insta::assert_snapshot!("refused_manifest", text);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn apply_with_hide_hides_once_and_then_has_nothing_to_do() {
+    let server = server_with_example();
+    let args = [
+        "apply",
+        "--manifest",
+        MANIFEST,
+        "--uri",
+        &uri(&server),
+        "--yes",
+        "--prune",
+        "--hide",
+    ];
+    let (outcome, text) = run_in(&args, "", Some(&server));
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("hide index author_1"), "{text}");
+    let hidden = server
+        .index_specs("shop", "articles")
+        .into_iter()
+        .find(|i| i.get_str("name").ok() == Some("author_1"))
+        .expect("hidden, not dropped");
+    assert_eq!(hidden.get_bool("hidden").ok(), Some(true));
+    server.clear_commands();
+    let (outcome, text) = run_in(&args, "", Some(&server));
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert_eq!(server.write_commands(), vec![], "{text}");
 }

@@ -171,6 +171,10 @@ pub struct PlanArgs {
     /// Also drop indexes the declarations do not own.
     #[arg(long)]
     pub prune: bool,
+    /// With --prune, hide indexes the declarations do not own instead of dropping them, so that
+    /// their absence can be watched before a later drop.
+    #[arg(long, requires = "prune")]
+    pub hide: bool,
 }
 
 /// `apply`.
@@ -185,6 +189,10 @@ pub struct ApplyArgs {
     /// Also drop indexes the declarations do not own.
     #[arg(long)]
     pub prune: bool,
+    /// With --prune, hide indexes the declarations do not own instead of dropping them, so that
+    /// their absence can be watched before a later drop.
+    #[arg(long, requires = "prune")]
+    pub hide: bool,
     /// Run without asking (required when not on a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,

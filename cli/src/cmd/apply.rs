@@ -27,6 +27,7 @@ pub fn run(
         let deployment = deployment::connect(&args.connect).await?;
         let options = PlanOptions {
             prune: args.prune,
+            hide_before_drop: args.hide,
             ..PlanOptions::default()
         };
         let (_, plan) = converge::plan(&deployment.db, &declared, options)

@@ -50,7 +50,7 @@ pub fn run(
             anyhow::Ok((changes, counts))
         })?,
     };
-    let plan = make_plan(&changes, args.prune, counts);
+    let plan = make_plan(&changes, args.prune, args.hide, counts);
     let text = match args.output.format.unwrap_or(PlanFormat::Text) {
         PlanFormat::Text => render::human::plan(&plan, console.colour),
         PlanFormat::Json => render::json::plan(&plan),
@@ -64,12 +64,18 @@ pub fn run(
     })
 }
 
-/// The plan for `changes`, never dropping without `prune`.
-pub fn make_plan(changes: &[Change], prune: bool, counts: BTreeMap<String, u64>) -> Plan {
+/// The plan for `changes`, never dropping without `prune` (and hiding instead with `hide`).
+pub fn make_plan(
+    changes: &[Change],
+    prune: bool,
+    hide: bool,
+    counts: BTreeMap<String, u64>,
+) -> Plan {
     let options = PlanOptions {
         prune,
+        hide_before_drop: hide,
         estimated_documents: counts,
         ..PlanOptions::default()
     };
-    diff::plan(changes, &options)
+    converge::plan_changes(changes, &options)
 }

@@ -640,14 +640,23 @@ fn apply_converges_after_a_failure_at_every_step() {
         })
         .collect();
     assert!(steps.len() >= 4, "{steps:?}");
-    for (k, name) in steps.iter().enumerate() {
-        let server = server_with_example();
+    let failures = steps.iter().enumerate().flat_map(|(k, name)| {
         let nth = steps[..=k].iter().filter(|n| *n == name).count() as u64;
-        server.inject(
-            Failure::on(name)
-                .nth(nth)
-                .error(11600, "interrupted at shutdown"),
-        );
+        [
+            (
+                k,
+                false,
+                Failure::on(name)
+                    .nth(nth)
+                    .error(11600, "interrupted at shutdown"),
+            ),
+            // The connection drops instead of a reply: the driver reports an I/O error.
+            (k, true, Failure::on(name).nth(nth).close_connection()),
+        ]
+    });
+    for (k, dropped, failure) in failures {
+        let server = server_with_example();
+        server.inject(failure);
         let args = [
             "apply",
             "--manifest",
@@ -664,8 +673,11 @@ fn apply_converges_after_a_failure_at_every_step() {
             steps.len() - k - 1
         );
         assert!(text.contains(&summary), "step {k}: {text}");
-        if k == 1 {
+        if k == 1 && !dropped {
             insta::assert_snapshot!("apply_failed_at_step_2", text);
+        }
+        if k == 1 && dropped {
+            insta::assert_snapshot!("apply_connection_lost_at_step_2", text);
         }
         server.clear_failures();
         let (outcome, text) = run_in(&args, "", Some(&server));

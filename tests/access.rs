@@ -219,6 +219,18 @@ fn polymorphic_queries_use_the_partial_index_of_their_variant() {
     );
 }
 
+mongo_schema::__private::inventory::submit! {
+    access::QueryRegistration::new("orders", order_queries)
+}
+
+#[test]
+fn registered_queries_are_gathered_by_collection() {
+    let registered = access::registered_queries().unwrap();
+    let orders = &registered["orders"];
+    assert_eq!(orders.len(), 3);
+    assert_eq!(orders[2].equality, ["customer.customerId"]);
+}
+
 // ---- explain replies recorded from the manual ----
 
 fn to_doc(v: &Value, what: &str) -> Document {

@@ -194,7 +194,8 @@ impl QuerySpec {
         self
     }
 
-    /// Excludes `_id` from the projection (a projection with no field returns `_id` only).
+    /// Excludes `_id` from the projection. Without [`QuerySpec::project`] the projection is
+    /// `{_id: 0}`: every field but `_id`, which no index covers.
     pub fn without_id(mut self) -> QuerySpec {
         self.projection
             .get_or_insert_with(Projection::default)
@@ -799,13 +800,20 @@ pub fn coverage(indexes: &[IndexSpec], query: &QuerySpec, multikey: &MultikeyPat
         )
     });
     let needs_better = serving.first().is_none_or(|b| b.in_memory_sort);
+    // No suggestion an existing index already is (a sort over an array field, say, stays in
+    // memory whatever the index): only a plain index the planner can always use counts.
+    let suggested = esr_index(&shape).filter(|s| {
+        needs_better
+            && !indexes.iter().any(|i| {
+                !i.hidden
+                    && !i.sparse
+                    && i.partial_filter_expression.is_none()
+                    && i.keys.0.starts_with(&s.keys.0)
+            })
+    });
     Coverage {
         query: query.name.clone(),
-        suggested: if needs_better {
-            esr_index(&shape)
-        } else {
-            None
-        },
+        suggested,
         serving,
         partial_not_implied,
         sorts: !shape.sort.is_empty(),
@@ -1021,7 +1029,8 @@ fn follows_esr(index: &IndexSpec, shape: &Shape, multikey: &MultikeyPaths) -> bo
 /// "Covered Queries": every field the query filters, sorts and returns is a plain (ascending or
 /// descending) key, none holds arrays, and `_id` is excluded unless it is a key.
 fn covers(index: &IndexSpec, query: &QuerySpec, shape: &Shape, multikey: &MultikeyPaths) -> bool {
-    let Some(projection) = &query.projection else {
+    // No included field: whole documents (less `_id`) are returned.
+    let Some(projection) = query.projection.as_ref().filter(|p| !p.fields.is_empty()) else {
         return false;
     };
     let plain = |path: &str| {
@@ -1111,6 +1120,44 @@ pub enum FindingKind {
     },
 }
 
+impl FindingKind {
+    /// A stable kebab-case name for machine-readable reports: `no-serving-index`,
+    /// `unbounded-query`, `in-memory-sort`, `not-covered`, `partial-filter-not-implied`,
+    /// `unused-index`, `redundant-index`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FindingKind::NoServingIndex { .. } => "no-serving-index",
+            FindingKind::UnboundedQuery => "unbounded-query",
+            FindingKind::InMemorySort { .. } => "in-memory-sort",
+            FindingKind::NotCovered { .. } => "not-covered",
+            FindingKind::PartialFilterNotImplied { .. } => "partial-filter-not-implied",
+            FindingKind::UnusedIndex { .. } => "unused-index",
+            FindingKind::RedundantIndex { .. } => "redundant-index",
+        }
+    }
+
+    /// The index the finding is about, if any (not the suggested one).
+    pub fn index(&self) -> Option<&str> {
+        match self {
+            FindingKind::InMemorySort { index, .. }
+            | FindingKind::NotCovered { index }
+            | FindingKind::PartialFilterNotImplied { index, .. }
+            | FindingKind::UnusedIndex { index }
+            | FindingKind::RedundantIndex { index, .. } => Some(index),
+            FindingKind::NoServingIndex { .. } | FindingKind::UnboundedQuery => None,
+        }
+    }
+
+    /// The index to add, for a query no index serves well.
+    pub fn suggested_index(&self) -> Option<&IndexSpec> {
+        match self {
+            FindingKind::NoServingIndex { suggested }
+            | FindingKind::InMemorySort { suggested, .. } => suggested.as_ref(),
+            _ => None,
+        }
+    }
+}
+
 /// One finding of [`lint`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct AccessFinding {
@@ -1122,6 +1169,40 @@ pub struct AccessFinding {
     pub query: Option<String>,
     /// What was found.
     pub kind: FindingKind,
+}
+
+impl AccessFinding {
+    /// The finding as a document for JSON reports: `severity`, `code`, `collection`, then
+    /// `query`, `index` and `suggestedIndex` (a `createIndexes` entry) when they apply, and the
+    /// human `message`.
+    ///
+    /// ```
+    /// use mongo_schema::access::{lint, QuerySpec};
+    /// use mongo_schema::collection::CollectionSpec;
+    /// let findings = lint(&CollectionSpec::new("users"), &[QuerySpec::new("by_email").eq("email")]);
+    /// let d = findings[0].to_document();
+    /// assert_eq!(d.get_str("code")?, "no-serving-index");
+    /// assert_eq!(d.get_document("suggestedIndex")?.get_document("key")?, &bson::doc! { "email": 1 });
+    /// # Ok::<(), bson::error::Error>(())
+    /// ```
+    pub fn to_document(&self) -> Document {
+        let mut d = doc! {
+            "severity": self.severity.to_string(),
+            "code": self.kind.code(),
+            "collection": &self.collection,
+        };
+        if let Some(query) = &self.query {
+            d.insert("query", query);
+        }
+        if let Some(index) = self.kind.index() {
+            d.insert("index", index);
+        }
+        if let Some(suggested) = self.kind.suggested_index() {
+            d.insert("suggestedIndex", suggested.to_document());
+        }
+        d.insert("message", self.to_string());
+        d
+    }
 }
 
 impl fmt::Display for AccessFinding {
@@ -1752,6 +1833,41 @@ impl ExplainSummary {
         })
     }
 
+    /// The summary as a document for JSON reports (counts are absent without `executionStats`).
+    pub fn to_document(&self) -> Document {
+        let access = match self.access {
+            PlanAccess::IndexScan => "indexScan",
+            PlanAccess::CollectionScan => "collectionScan",
+            PlanAccess::Eof => "eof",
+            PlanAccess::Unknown => "unknown",
+        };
+        let mut d = doc! {
+            "access": access,
+            "indexes": self.indexes.clone(),
+            "inMemorySort": self.in_memory_sort,
+            "covered": self.covered,
+            "stages": self.stages.clone(),
+        };
+        if !self.shards.is_empty() {
+            d.insert("shards", self.shards.clone());
+        }
+        let counts = [
+            ("keysExamined", self.keys_examined),
+            ("docsExamined", self.docs_examined),
+            ("nReturned", self.n_returned),
+        ];
+        for (name, value) in counts {
+            if let Some(n) = value {
+                d.insert(
+                    name,
+                    read::compact_integer(i64::try_from(n).unwrap_or(i64::MAX)),
+                );
+            }
+        }
+        d.insert("overExamined", self.is_over_examined());
+        d
+    }
+
     /// The first index the plan scans.
     pub fn index(&self) -> Option<&str> {
         self.indexes.first().map(String::as_str)
@@ -1923,7 +2039,12 @@ mod tests {
         let query = QuerySpec::new("q").eq("user").sort_asc("tags");
         assert!(!best(std::slice::from_ref(&index), &query, &none()).in_memory_sort);
         let arrays = MultikeyPaths::new(["tags"]);
-        assert!(best(&[index], &query, &arrays).in_memory_sort);
+        let found = coverage(&[index], &query, &arrays);
+        assert!(found.needs_in_memory_sort());
+        assert_eq!(
+            found.suggested, None,
+            "the ESR index exists: no index avoids this sort"
+        );
     }
 
     // "Multikey Indexes", Covered Queries: an array field cannot be covered; "Covered Queries".
@@ -1957,7 +2078,13 @@ mod tests {
             .without_id();
         assert!(!best(std::slice::from_ref(&index), &outside, &none()).covered);
         let no_projection = QuerySpec::new("q").eq("user_id");
-        assert!(!best(&[index], &no_projection, &none()).covered);
+        assert!(!best(std::slice::from_ref(&index), &no_projection, &none()).covered);
+        let all_but_id = QuerySpec::new("q").eq("user_id").without_id();
+        assert_eq!(
+            all_but_id.projection.as_ref().unwrap().to_document(),
+            doc! { "_id": 0 }
+        );
+        assert!(!best(&[index], &all_but_id, &none()).covered);
         let id_key = IndexSpec::new([("user_id", Ascending), ("_id", Ascending)]);
         assert!(
             !best(&[id_key], &with_id, &none()).covered,
@@ -2424,6 +2551,14 @@ mod tests {
         assert!(summary(11, 0).is_over_examined());
         assert!(summary(5000, 20).is_over_examined());
         assert_eq!(summary(50, 5).examined_ratio(), Some(10.0));
+        assert_eq!(
+            summary(5000, 20).to_document(),
+            doc! {
+                "access": "collectionScan", "indexes": [], "inMemorySort": false,
+                "covered": false, "stages": ["COLLSCAN"], "keysExamined": 0,
+                "docsExamined": 5000, "nReturned": 20, "overExamined": true,
+            }
+        );
     }
 
     #[test]

@@ -1133,3 +1133,59 @@ fn apply_with_hide_hides_once_and_then_has_nothing_to_do() {
     assert_eq!(outcome, Outcome::Clean, "{text}");
     assert_eq!(server.write_commands(), vec![], "{text}");
 }
+
+#[test]
+fn list_indexes_calls_run_concurrently_within_the_bound() {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    let mut manifest = String::from(r#"{"collections": ["#);
+    for i in 0..24 {
+        server.seed_collection(
+            "shop",
+            doc! {"name": format!("c{i:02}"), "type": "collection", "options": {}},
+        );
+        server.seed_index(
+            "shop",
+            &format!("c{i:02}"),
+            doc! {"v": 2, "key": {"_id": 1}, "name": "_id_"},
+        );
+        if i > 0 {
+            manifest.push(',');
+        }
+        manifest.push_str(&format!(
+            r#"{{"name": "c{i:02}", "options": {{}}, "indexes": []}}"#
+        ));
+    }
+    manifest.push_str("]}");
+    server.inject(
+        Failure::on("listIndexes")
+            .always()
+            .stall(std::time::Duration::from_millis(100)),
+    );
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-conc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("manifest.json");
+    std::fs::write(&file, manifest).unwrap();
+    for bound in ["1", "4"] {
+        server.clear_commands();
+        let (outcome, text) = run_in(
+            &[
+                "check",
+                "--manifest",
+                file.to_str().unwrap(),
+                "--uri",
+                &uri(&server),
+                "--concurrency",
+                bound,
+            ],
+            "",
+            Some(&server),
+        );
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        let peak = server.peak_in_flight("listIndexes");
+        assert!(peak <= bound.parse().unwrap(), "bound {bound}, peak {peak}");
+        if bound != "1" {
+            assert!(peak > 1, "listIndexes calls did not overlap: peak {peak}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,6 +5,10 @@
 
 use std::fmt;
 
+use bson::Bson;
+
+use crate::collection::CollectionSpec;
+use crate::index::{IndexKind, IndexSpec};
 use crate::schema::{Additional, BsonType, Items, JsonSchema};
 
 /// The largest BSON document the server stores: 16 MiB.
@@ -341,6 +345,335 @@ fn bson_value_size(value: &bson::Bson) -> u64 {
     }
 }
 
+/// How much a lint finding matters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; no action needed.
+    Note,
+    /// Likely a design problem.
+    Warning,
+    /// Will fail in production (a write the server refuses, a document over 16 MiB).
+    Error,
+}
+
+impl Severity {
+    /// `note`, `warning` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Which rule a finding comes from; the kebab-case name is stable for tooling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LintKind {
+    /// An array with no `maxItems`.
+    UnboundedArray,
+    /// The worst-case document size passes 16 MiB, or is unbounded.
+    DocumentSize,
+    /// An index whose leading field has very few distinct values.
+    LowCardinalityPrefix,
+    /// A unique index on a variant's field, not scoped to that variant.
+    UnscopedUniqueIndex,
+    /// A ranged shard key whose leading field only grows.
+    MonotonicShardKey,
+}
+
+impl LintKind {
+    /// The rule's stable name (`unbounded-array`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LintKind::UnboundedArray => "unbounded-array",
+            LintKind::DocumentSize => "document-size",
+            LintKind::LowCardinalityPrefix => "low-cardinality-prefix",
+            LintKind::UnscopedUniqueIndex => "unscoped-unique-index",
+            LintKind::MonotonicShardKey => "monotonic-shard-key",
+        }
+    }
+}
+
+/// One finding of the model lints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lint {
+    /// The rule.
+    pub kind: LintKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// The collection.
+    pub collection: String,
+    /// The stored path concerned (`""` for the whole document), or the index name.
+    pub path: String,
+    /// What is wrong and what to do, in one sentence or two.
+    pub message: String,
+}
+
+/// An enum with at most this many members counts as "very few values" for an index prefix.
+pub const LOW_CARDINALITY: usize = 4;
+
+/// Runs every model lint over one collection.
+///
+/// `allow_unbounded` lists the stored array paths acknowledged as unbounded on purpose
+/// (`#[mongo(unbounded)]`); they are not reported.
+///
+/// ```
+/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::lint::{lint_collection, LintKind};
+/// use mongo_schema::{MongoSchema, SchemaGenerator, generate::object};
+///
+/// let mut user = object();
+/// user.properties.insert("liked_posts".into(), <Vec<String>>::json_schema(&mut SchemaGenerator::default()));
+/// let spec = CollectionSpec::new("users").json_schema(user);
+/// let kinds: Vec<LintKind> = lint_collection(&spec, &[]).into_iter().map(|l| l.kind).collect();
+/// assert!(kinds.contains(&LintKind::UnboundedArray));
+/// assert!(lint_collection(&spec, &["liked_posts".into()]).iter().all(|l| l.kind != LintKind::UnboundedArray));
+/// ```
+pub fn lint_collection(spec: &CollectionSpec, allow_unbounded: &[String]) -> Vec<Lint> {
+    let mut out = Vec::new();
+    let schema = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref());
+    let finding = |kind, severity, path: &str, message: String| Lint {
+        kind,
+        severity,
+        collection: spec.name.clone(),
+        path: path.to_owned(),
+        message,
+    };
+    if let Some(schema) = schema {
+        for path in unbounded_arrays(schema) {
+            if allow_unbounded.contains(&path) {
+                continue;
+            }
+            out.push(finding(
+                LintKind::UnboundedArray,
+                Severity::Warning,
+                &path,
+                format!(
+                    "array {} has no maxItems: an array that grows forever approaches the 16 MiB \
+                     document limit and makes every update rewrite a large document; bound it \
+                     (#[mongo(max_items = N)]), move it to its own collection, or acknowledge it \
+                     with #[mongo(unbounded)]",
+                    shown(&path)
+                ),
+            ));
+        }
+        match worst_case_size(schema) {
+            SizeBound::Bounded { bytes, dominant } if bytes > MAX_BSON_SIZE => out.push(finding(
+                LintKind::DocumentSize,
+                Severity::Error,
+                &dominant,
+                format!(
+                    "a document can reach {bytes} bytes, over the {MAX_BSON_SIZE}-byte limit \
+                     (mostly {})",
+                    shown(&dominant)
+                ),
+            )),
+            SizeBound::Unbounded { path } => out.push(finding(
+                LintKind::DocumentSize,
+                Severity::Note,
+                &path,
+                format!(
+                    "worst-case document size is unbounded (first at {})",
+                    shown(&path)
+                ),
+            )),
+            SizeBound::Bounded { .. } => {}
+        }
+        for index in &spec.indexes {
+            if let Some(lint) = low_cardinality_prefix(schema, index) {
+                out.push(finding(
+                    LintKind::LowCardinalityPrefix,
+                    lint.0,
+                    &index.effective_name(),
+                    lint.1,
+                ));
+            }
+            if let Some(message) = unscoped_unique(schema, index) {
+                out.push(finding(
+                    LintKind::UnscopedUniqueIndex,
+                    Severity::Error,
+                    &index.effective_name(),
+                    message,
+                ));
+            }
+        }
+    }
+    if let Some(shard_key) = &spec.shard_key {
+        if let Some((field, kind)) = shard_key.keys.iter().next() {
+            let leading_types = schema.map(|s| types_at(s, field));
+            let monotonic = match (kind, leading_types) {
+                (IndexKind::Hashed, _) => false,
+                // The default _id is an ObjectId, which grows with time.
+                (_, None) => field == "_id",
+                (_, Some(types)) if types.is_empty() => field == "_id",
+                (_, Some(types)) => types.iter().all(|t| {
+                    matches!(t, BsonType::ObjectId | BsonType::Date | BsonType::Timestamp)
+                }),
+            };
+            if monotonic {
+                out.push(finding(
+                    LintKind::MonotonicShardKey,
+                    Severity::Warning,
+                    field,
+                    format!(
+                        "ranged shard key leads with {field}, which only grows (an ObjectId or a \
+                         date): every insert goes to the last chunk, one shard takes all writes; \
+                         shard on {{{field}: \"hashed\"}} or lead with a well-spread field"
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn shown(path: &str) -> &str {
+    if path.is_empty() {
+        "the document"
+    } else {
+        path
+    }
+}
+
+/// The schemas a stored path can reach, through embedded documents, array elements (a
+/// multikey path names a field of the elements) and every combinator branch.
+pub fn schemas_at<'a>(schema: &'a JsonSchema, path: &str) -> Vec<&'a JsonSchema> {
+    let mut out = Vec::new();
+    let segments: Vec<&str> = path.split('.').collect();
+    collect_at(schema, &segments, &mut out);
+    out
+}
+
+fn collect_at<'a>(schema: &'a JsonSchema, segments: &[&str], out: &mut Vec<&'a JsonSchema>) {
+    for branch in branches(schema) {
+        collect_at(branch, segments, out);
+    }
+    let Some((first, rest)) = segments.split_first() else {
+        out.push(schema);
+        return;
+    };
+    if let Some(property) = schema.properties.get(*first) {
+        collect_at(property, rest, out);
+    }
+    if let Some(Items::Single(items)) = &schema.items {
+        collect_at(items, segments, out);
+    }
+}
+
+/// The BSON types a stored path may hold by the schema (empty when nothing constrains it).
+fn types_at(schema: &JsonSchema, path: &str) -> Vec<BsonType> {
+    let mut types = Vec::new();
+    for s in schemas_at(schema, path) {
+        if let Some(allowed) = s.allowed_types() {
+            for t in allowed {
+                if t != BsonType::Null && !types.contains(&t) {
+                    types.push(t);
+                }
+            }
+        }
+    }
+    types
+}
+
+fn low_cardinality_prefix(schema: &JsonSchema, index: &IndexSpec) -> Option<(Severity, String)> {
+    let (field, kind) = index.keys.iter().next()?;
+    if !matches!(kind, IndexKind::Ascending | IndexKind::Descending) {
+        return None;
+    }
+    if index.partial_filter_expression.is_some() {
+        return None;
+    }
+    let reached = schemas_at(schema, field);
+    if reached.is_empty() {
+        return None;
+    }
+    let mut values = 0usize;
+    for s in &reached {
+        let count = match (&s.enumeration, s.allowed_types().as_deref()) {
+            (Some(members), _) => members.iter().filter(|m| **m != Bson::Null).count(),
+            (None, Some([BsonType::Bool])) | (None, Some([BsonType::Bool, BsonType::Null])) => 2,
+            _ => return None,
+        };
+        values += count;
+    }
+    if values > LOW_CARDINALITY {
+        return None;
+    }
+    let name = index.effective_name();
+    Some(if index.keys.len() == 1 {
+        (
+            Severity::Warning,
+            format!(
+                "index {name} is on {field} alone, which has at most {values} values: each key \
+                 matches a large share of the collection, so the index rarely beats a scan and \
+                 costs every write; index it after a selective field, or use a partial index"
+            ),
+        )
+    } else {
+        (
+            Severity::Note,
+            format!(
+                "index {name} leads with {field}, which has at most {values} values: fine for \
+                 queries with equality on {field}, useless for the others"
+            ),
+        )
+    })
+}
+
+/// The discriminator of a polymorphic schema: the property every branch pins to one value.
+fn discriminator(schema: &JsonSchema) -> Option<(&str, Vec<&JsonSchema>)> {
+    let branches: Vec<&JsonSchema> = schema
+        .any_of
+        .iter()
+        .chain(schema.one_of.iter())
+        .flatten()
+        .collect();
+    if branches.len() < 2 {
+        return None;
+    }
+    let pins = |b: &JsonSchema| -> Vec<String> {
+        b.properties
+            .iter()
+            .filter(|(name, p)| {
+                p.enumeration.as_ref().is_some_and(|e| e.len() == 1)
+                    && b.required.as_ref().is_some_and(|r| r.contains(name))
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    let first = pins(branches[0]);
+    let name = first
+        .into_iter()
+        .find(|n| branches.iter().all(|b| pins(b).contains(n)))?;
+    let name = branches[0].properties.get_key_value(&name)?.0.as_str();
+    Some((name, branches))
+}
+
+fn unscoped_unique(schema: &JsonSchema, index: &IndexSpec) -> Option<String> {
+    if !index.unique || index.sparse {
+        return None;
+    }
+    let (tag, branches) = discriminator(schema)?;
+    if index
+        .partial_filter_expression
+        .as_ref()
+        .is_some_and(|f| f.contains_key(tag))
+    {
+        return None;
+    }
+    let (field, _) = index
+        .keys
+        .iter()
+        .find(|(field, _)| branches.iter().any(|b| schemas_at(b, field).is_empty()))?;
+    Some(format!(
+        "unique index {} covers {field}, which only some variants have: every document of the \
+         other variants indexes it as null, so the second one is refused as a duplicate; scope \
+         the index to its variant (a partial filter on {tag}), or make it sparse",
+        index.effective_name()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,5 +744,160 @@ mod tests {
         // reading: 5 + (1+2+8 t as long) + (1+5+8 temp) = 30; element: 1 + 2 ("59") + 1 + 30 = 34
         // array: 5 + 60 * 34 = 2045; doc: 5 + (1+6+8 count) + (1+9+2045) = 2075
         assert_eq!(bytes, 2075);
+    }
+
+    mod collection_lints {
+        use super::*;
+        use crate::collection::{CollectionSpec, ShardKey};
+        use crate::generate::string_enum;
+        use crate::index::{IndexKind::*, IndexSpec};
+        use bson::doc;
+
+        fn kinds(spec: &CollectionSpec) -> Vec<(LintKind, Severity, String)> {
+            lint_collection(spec, &[])
+                .into_iter()
+                .filter(|l| l.kind != LintKind::DocumentSize)
+                .map(|l| (l.kind, l.severity, l.path))
+                .collect()
+        }
+
+        fn orders() -> JsonSchema {
+            let mut s = object();
+            s.properties.insert("user_id".into(), schema_of::<String>());
+            s.properties.insert(
+                "status".into(),
+                string_enum(["PENDING", "PAID", "SHIPPED", "CANCELLED"]),
+            );
+            s.properties.insert("paid".into(), schema_of::<bool>());
+            s.properties
+                .insert("created_at".into(), schema_of::<bson::DateTime>());
+            s.properties
+                .insert("_id".into(), schema_of::<bson::oid::ObjectId>());
+            s
+        }
+
+        #[test]
+        fn single_field_index_on_a_boolean_is_a_warning() {
+            let spec = CollectionSpec::new("orders")
+                .json_schema(orders())
+                .index(IndexSpec::new([("paid", Ascending)]));
+            assert_eq!(
+                kinds(&spec),
+                vec![(
+                    LintKind::LowCardinalityPrefix,
+                    Severity::Warning,
+                    "paid_1".into()
+                )]
+            );
+        }
+
+        #[test]
+        fn compound_index_led_by_a_small_enum_is_a_note_and_a_selective_lead_is_silent() {
+            let spec = CollectionSpec::new("orders")
+                .json_schema(orders())
+                .index(IndexSpec::new([
+                    ("status", Ascending),
+                    ("created_at", Descending),
+                ]))
+                .index(IndexSpec::new([
+                    ("user_id", Ascending),
+                    ("status", Ascending),
+                    ("created_at", Descending),
+                ]));
+            assert_eq!(
+                kinds(&spec),
+                vec![(
+                    LintKind::LowCardinalityPrefix,
+                    Severity::Note,
+                    "status_1_created_at_-1".into()
+                )]
+            );
+        }
+
+        #[test]
+        fn partial_index_on_a_boolean_stays_silent() {
+            let spec = CollectionSpec::new("orders").json_schema(orders()).index(
+                IndexSpec::new([("paid", Ascending)])
+                    .partial_filter_expression(doc! { "paid": false }),
+            );
+            assert!(kinds(&spec).is_empty());
+        }
+
+        fn catalog() -> JsonSchema {
+            let variant = |tag: &str, field: &str| {
+                let mut b = object();
+                b.properties.insert("type".into(), string_enum([tag]));
+                b.properties.insert("title".into(), schema_of::<String>());
+                b.properties.insert(field.into(), schema_of::<String>());
+                b.require("type");
+                b
+            };
+            JsonSchema {
+                any_of: Some(vec![variant("BOOK", "isbn"), variant("COURSE", "level")]),
+                ..JsonSchema::default()
+            }
+        }
+
+        #[test]
+        fn unique_index_on_one_variants_field_must_be_scoped() {
+            let spec = CollectionSpec::new("catalog")
+                .json_schema(catalog())
+                .index(IndexSpec::new([("isbn", Ascending)]).unique(true));
+            assert_eq!(
+                kinds(&spec),
+                vec![(
+                    LintKind::UnscopedUniqueIndex,
+                    Severity::Error,
+                    "isbn_1".into()
+                )]
+            );
+        }
+
+        #[test]
+        fn scoped_or_shared_unique_indexes_stay_silent() {
+            let spec = CollectionSpec::new("catalog")
+                .json_schema(catalog())
+                .index(
+                    IndexSpec::new([("isbn", Ascending)])
+                        .unique(true)
+                        .partial_filter_expression(doc! { "type": "BOOK" }),
+                )
+                .index(IndexSpec::new([("title", Ascending)]).unique(true))
+                .index(
+                    IndexSpec::new([("level", Ascending)])
+                        .unique(true)
+                        .sparse(true),
+                );
+            assert!(kinds(&spec).is_empty());
+        }
+
+        #[test]
+        fn ranged_shard_key_on_a_date_or_default_id_is_monotonic() {
+            let by_date = CollectionSpec::new("events")
+                .json_schema(orders())
+                .shard_key(ShardKey::ranged(["created_at"]));
+            assert_eq!(
+                kinds(&by_date),
+                vec![(
+                    LintKind::MonotonicShardKey,
+                    Severity::Warning,
+                    "created_at".into()
+                )]
+            );
+            let by_id = CollectionSpec::new("events").shard_key(ShardKey::ranged(["_id"]));
+            assert_eq!(kinds(&by_id).len(), 1);
+        }
+
+        #[test]
+        fn hashed_or_well_spread_shard_keys_stay_silent() {
+            let hashed = CollectionSpec::new("events")
+                .json_schema(orders())
+                .shard_key(ShardKey::hashed("created_at"));
+            assert!(kinds(&hashed).is_empty());
+            let spread = CollectionSpec::new("events")
+                .json_schema(orders())
+                .shard_key(ShardKey::ranged(["user_id", "created_at"]));
+            assert!(kinds(&spread).is_empty());
+        }
     }
 }

@@ -1033,6 +1033,15 @@ fn covers(index: &IndexSpec, query: &QuerySpec, shape: &Shape, multikey: &Multik
     let Some(projection) = query.projection.as_ref().filter(|p| !p.fields.is_empty()) else {
         return false;
     };
+    // "Covered Queries": a query comparing a field to null cannot be covered (the index holds
+    // null for both a null and a missing field).
+    if shape
+        .facts
+        .iter()
+        .any(|(_, f)| matches!(f, Fact::Equals(Bson::Null)))
+    {
+        return false;
+    }
     let plain = |path: &str| {
         index
             .keys
@@ -2084,7 +2093,11 @@ mod tests {
             all_but_id.projection.as_ref().unwrap().to_document(),
             doc! { "_id": 0 }
         );
-        assert!(!best(&[index], &all_but_id, &none()).covered);
+        assert!(!best(std::slice::from_ref(&index), &all_but_id, &none()).covered);
+        let null = covered.clone().filter(doc! { "total": null });
+        assert!(!best(std::slice::from_ref(&index), &null, &none()).covered);
+        let not_null = covered.filter(doc! { "total": 5 });
+        assert!(best(&[index], &not_null, &none()).covered);
         let id_key = IndexSpec::new([("user_id", Ascending), ("_id", Ascending)]);
         assert!(
             !best(&[id_key], &with_id, &none()).covered,
@@ -2138,6 +2151,17 @@ mod tests {
         let found = coverage(std::slice::from_ref(&books), &course, &none());
         assert!(!found.is_served());
         assert_eq!(found.partial_not_implied, ["books_by_title"]);
+        // The discriminator may instead lead the key pattern: it is an equality of the query.
+        let typed = IndexSpec::new([("type", Ascending), ("title", Ascending)]);
+        assert!(best(std::slice::from_ref(&typed), &book, &none()).follows_esr);
+        assert_eq!(
+            coverage(&[], &book, &none())
+                .suggested
+                .unwrap()
+                .keys
+                .to_document(),
+            doc! { "title": 1, "type": 1 }
+        );
         let no_condition = QuerySpec::new("any_by_title").eq("title");
         assert!(!coverage(&[books], &no_condition, &none()).is_served());
     }

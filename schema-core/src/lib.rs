@@ -35,6 +35,7 @@ pub mod manifest;
 pub mod normalize;
 pub mod registry;
 pub mod schema;
+pub mod version;
 
 pub use generate::{
     GeneratorSettings, MongoSchema, NumberTypes, PathError, SchemaGenerator, nullable, root_schema,

@@ -31,8 +31,8 @@ use std::fmt;
 
 use bson::{Bson, Document, doc};
 
-use crate::collection::CollectionSpec;
 use crate::collection::read;
+use crate::collection::{CollectionSpec, DocumentError};
 use crate::generate::{MongoSchema, PathError};
 use crate::index::{IndexKeys, IndexKind, IndexSpec, is_wildcard_path};
 use crate::normalize::values_equal;
@@ -253,6 +253,128 @@ impl QuerySpec {
             projection.fields = all(&projection.fields)?;
         }
         Ok(out)
+    }
+
+    /// The declaration as a manifest document, in a fixed key order, leaving out what is unset:
+    /// `{name, equality: [..], sort: {path: 1 | -1}, range: [..], projection: {path: 1, _id: 0},
+    /// filter, limit, frequency}`.
+    ///
+    /// ```
+    /// use mongo_schema::access::QuerySpec;
+    /// let query = QuerySpec::new("by_user").eq("user_id").sort_desc("created_at").limit(20);
+    /// let doc = query.to_document();
+    /// assert_eq!(
+    ///     doc,
+    ///     bson::doc! {
+    ///         "name": "by_user", "equality": ["user_id"], "sort": { "created_at": -1 }, "limit": 20_i64,
+    ///     },
+    /// );
+    /// assert_eq!(QuerySpec::from_document(&doc)?, query);
+    /// # Ok::<(), mongo_schema::collection::DocumentError>(())
+    /// ```
+    pub fn to_document(&self) -> Document {
+        let mut d = doc! { "name": &self.name };
+        if !self.equality.is_empty() {
+            d.insert("equality", self.equality.clone());
+        }
+        if !self.sort.is_empty() {
+            let sort: Document = self
+                .sort
+                .iter()
+                .map(|(p, dir)| (p.clone(), dir.to_bson()))
+                .collect();
+            d.insert("sort", sort);
+        }
+        if !self.range.is_empty() {
+            d.insert("range", self.range.clone());
+        }
+        if let Some(projection) = &self.projection {
+            d.insert("projection", projection.to_document());
+        }
+        if let Some(filter) = &self.filter {
+            d.insert("filter", filter.clone());
+        }
+        if let Some(limit) = self.limit {
+            d.insert("limit", limit);
+        }
+        if let Some(frequency) = &self.frequency {
+            d.insert("frequency", frequency.clone());
+        }
+        d
+    }
+
+    /// Reads the manifest form written by [`QuerySpec::to_document`]. Numbers are read by
+    /// value (`-1.0` is descending); a projection excluding a field other than `_id` is refused
+    /// (only inclusion projections are modelled).
+    ///
+    /// # Errors
+    /// [`DocumentError`] naming the field that is missing or of the wrong shape.
+    pub fn from_document(doc: &Document) -> Result<QuerySpec, DocumentError> {
+        let strings = |key: &str| -> Result<Vec<String>, DocumentError> {
+            match doc.get(key) {
+                None => Ok(Vec::new()),
+                Some(Bson::Array(items)) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| read::string(&format!("{key}[{i}]"), v))
+                    .collect(),
+                Some(other) => Err(DocumentError::expected(key, "an array of paths", other)),
+            }
+        };
+        let name = match doc.get("name") {
+            Some(v) => read::string("name", v)?,
+            None => return Err(DocumentError::missing("name")),
+        };
+        let mut query = QuerySpec::new(name);
+        query.equality = strings("equality")?;
+        query.range = strings("range")?;
+        if let Some(v) = doc.get("sort") {
+            for (path, value) in read::document("sort", v)? {
+                let direction = match read::number(value) {
+                    Some(n) if n == 1.0 => Direction::Ascending,
+                    Some(n) if n == -1.0 => Direction::Descending,
+                    _ => {
+                        return Err(DocumentError::expected(
+                            &format!("sort.{path}"),
+                            "1 or -1",
+                            value,
+                        ));
+                    }
+                };
+                query.sort.push((path.clone(), direction));
+            }
+        }
+        if let Some(v) = doc.get("projection") {
+            let mut projection = Projection {
+                fields: Vec::new(),
+                include_id: true,
+            };
+            for (path, value) in read::document("projection", v)? {
+                let at = format!("projection.{path}");
+                let included = read::truthy(&at, value)?;
+                match (path.as_str(), included) {
+                    ("_id", included) => projection.include_id = included,
+                    (_, true) => projection.fields.push(path.clone()),
+                    (_, false) => {
+                        return Err(DocumentError::expected(&at, "an included field (1)", value));
+                    }
+                }
+            }
+            query.projection = Some(projection);
+        }
+        if let Some(v) = doc.get("filter") {
+            query.filter = Some(read::document("filter", v)?.clone());
+        }
+        if let Some(v) = doc.get("limit") {
+            query.limit = Some(
+                read::whole_seconds(v)
+                    .ok_or_else(|| DocumentError::expected("limit", "a whole number", v))?,
+            );
+        }
+        if let Some(v) = doc.get("frequency") {
+            query.frequency = Some(read::string("frequency", v)?);
+        }
+        Ok(query)
     }
 
     /// Whether the query has no equality, range, filter or sort: it reads the whole collection
@@ -2479,6 +2601,34 @@ mod tests {
         let findings = lint(&spec, &[QuerySpec::new("q").eq("a").eq("b")]);
         assert!(findings.iter().any(|f| f.severity == Severity::Warning
             && matches!(&f.kind, FindingKind::RedundantIndex { index, covered_by } if index == "a_1" && covered_by == "a_1_b_1")));
+    }
+
+    #[test]
+    fn manifest_form_round_trips_and_names_bad_fields() {
+        let query = QuerySpec::new("q")
+            .eq("a")
+            .sort_desc("b")
+            .sort_asc("c")
+            .range("d")
+            .project(["a", "b"])
+            .without_id()
+            .filter(doc! { "type": "BOOK" })
+            .limit(5)
+            .frequency("3/min");
+        assert_eq!(QuerySpec::from_document(&query.to_document()), Ok(query));
+        let err = |d: Document| QuerySpec::from_document(&d).unwrap_err().path;
+        assert_eq!(err(doc! { "equality": ["a"] }), "name");
+        assert_eq!(
+            err(doc! { "name": "q", "equality": ["a", 1] }),
+            "equality[1]"
+        );
+        assert_eq!(err(doc! { "name": "q", "sort": { "a": 2 } }), "sort.a");
+        assert_eq!(
+            err(doc! { "name": "q", "projection": { "a": 0 } }),
+            "projection.a"
+        );
+        let read = QuerySpec::from_document(&doc! { "name": "q", "sort": { "a": -1.0 } }).unwrap();
+        assert_eq!(read.sort, [("a".to_owned(), Direction::Descending)]);
     }
 
     #[test]

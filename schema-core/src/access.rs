@@ -330,17 +330,11 @@ impl QuerySpec {
         query.range = strings("range")?;
         if let Some(v) = doc.get("sort") {
             for (path, value) in read::document("sort", v)? {
-                let direction = match read::number(value) {
-                    Some(n) if n == 1.0 => Direction::Ascending,
-                    Some(n) if n == -1.0 => Direction::Descending,
-                    _ => {
-                        return Err(DocumentError::expected(
-                            &format!("sort.{path}"),
-                            "1 or -1",
-                            value,
-                        ));
-                    }
-                };
+                // 1 and -1 by value, as in a key pattern.
+                let direction = Direction::from_index_kind(&IndexKind::from_bson(path, value))
+                    .ok_or_else(|| {
+                        DocumentError::expected(&format!("sort.{path}"), "1 or -1", value)
+                    })?;
                 query.sort.push((path.clone(), direction));
             }
         }

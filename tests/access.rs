@@ -231,6 +231,64 @@ fn registered_queries_are_gathered_by_collection() {
     assert_eq!(orders[2].equality, ["customer.customerId"]);
 }
 
+/// The example catalog's declared queries (`examples/catalog/manifest.json`), in stored names.
+fn example_queries(collection: &str) -> Vec<QuerySpec> {
+    match collection {
+        "orders" => vec![
+            QuerySpec::new("user_orders_by_status")
+                .eq("user_id")
+                .eq("status")
+                .sort_desc("created_at")
+                .frequency("50/s"),
+        ],
+        // PATTERNS 11: the unique email index holds only documents where `deleted_at` is null.
+        "users" => vec![
+            QuerySpec::new("login")
+                .eq("email")
+                .filter(doc! { "deleted_at": null }),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn the_example_catalog_serves_its_queries_and_fails_without_its_index() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/catalog/manifest.json");
+    let manifest =
+        mongo_schema::manifest::Manifest::from_json(&std::fs::read_to_string(path).unwrap())
+            .unwrap();
+    for spec in &manifest.collections {
+        let findings = access::lint(spec, &example_queries(&spec.name));
+        assert!(findings.is_empty(), "{}: {findings:#?}", spec.name);
+    }
+    let mut orders = manifest
+        .collections
+        .iter()
+        .find(|c| c.name == "orders")
+        .unwrap()
+        .clone();
+    let removed = orders.indexes.remove(0);
+    let findings = access::lint(&orders, &example_queries("orders"));
+    assert!(access::has_errors(&findings));
+    assert_eq!(
+        findings[0].kind.suggested_index().unwrap().keys,
+        removed.keys,
+        "the suggestion is the index removed"
+    );
+    // "Partial Indexes": a login query that forgets the condition cannot use the index.
+    let users = manifest
+        .collections
+        .iter()
+        .find(|c| c.name == "users")
+        .unwrap();
+    let forgetful = QuerySpec::new("login").eq("email");
+    let codes: Vec<&str> = access::lint(users, &[forgetful])
+        .iter()
+        .map(|f| f.kind.code())
+        .collect();
+    assert_eq!(codes, ["no-serving-index", "partial-filter-not-implied"]);
+}
+
 // ---- explain replies recorded from the manual ----
 
 fn to_doc(v: &Value, what: &str) -> Document {

@@ -53,10 +53,10 @@ fn orders(indexes: impl IntoIterator<Item = IndexSpec>) -> CollectionSpec {
 
 /// The orders queries, written with Rust field names.
 fn order_queries() -> Result<Vec<QuerySpec>, PathError> {
-    [
+    access::resolve_all::<Order>(&[
         QuerySpec::new("recent_of_user")
             .eq("user_id")
-            .sort_desc("created_at")
+            .sort_key("-created_at")
             .range("total")
             .frequency("200/s"),
         QuerySpec::new("by_sku").eq("items.sku").eq("status"),
@@ -64,10 +64,7 @@ fn order_queries() -> Result<Vec<QuerySpec>, PathError> {
             .eq("customer.id")
             .project(["total"])
             .without_id(),
-    ]
-    .iter()
-    .map(QuerySpec::resolve::<Order>)
-    .collect()
+    ])
 }
 
 fn order_indexes() -> Vec<IndexSpec> {

@@ -179,6 +179,21 @@ impl QuerySpec {
         self.sort(path, Direction::Descending)
     }
 
+    /// Adds a sort field written as a sort key: `-created_at` is descending, `created_at` or
+    /// `+created_at` ascending (a short form for generated code).
+    ///
+    /// ```
+    /// use mongo_schema::access::{Direction, QuerySpec};
+    /// let q = QuerySpec::new("q").sort_key("-created_at").sort_key("name");
+    /// assert_eq!(q.sort, [("created_at".into(), Direction::Descending), ("name".into(), Direction::Ascending)]);
+    /// ```
+    pub fn sort_key(self, key: &str) -> QuerySpec {
+        match key.strip_prefix('-') {
+            Some(path) => self.sort(path, Direction::Descending),
+            None => self.sort(key.strip_prefix('+').unwrap_or(key), Direction::Ascending),
+        }
+    }
+
     /// Adds a range field.
     pub fn range(mut self, path: impl Into<String>) -> QuerySpec {
         self.range.push(path.into());
@@ -379,6 +394,16 @@ impl QuerySpec {
             && self.sort.is_empty()
             && self.filter.as_ref().is_none_or(Document::is_empty)
     }
+}
+
+/// [`QuerySpec::resolve`] for each query, in order.
+///
+/// # Errors
+/// The first [`PathError`].
+pub fn resolve_all<T: MongoSchema + ?Sized>(
+    queries: &[QuerySpec],
+) -> Result<Vec<QuerySpec>, PathError> {
+    queries.iter().map(QuerySpec::resolve::<T>).collect()
 }
 
 /// The declared queries of one collection root, as a derive submits them through `inventory`:
@@ -2727,6 +2752,30 @@ mod tests {
                 "docsExamined": 5000, "nReturned": 20, "overExamined": true,
             }
         );
+    }
+
+    // "Explain Results": an aggregate whose pipeline was not pushed down wraps the query part in
+    // `stages[0].$cursor`; a later `$sort` stage sorts in memory.
+    #[test]
+    fn explain_summary_reads_an_aggregate_cursor_stage() {
+        let reply = doc! {
+            "stages": [
+                { "$cursor": {
+                    "queryPlanner": { "winningPlan": { "stage": "FETCH", "inputStage": {
+                        "stage": "IXSCAN", "indexName": "status_1" } } },
+                    "executionStats": { "nReturned": 8, "totalKeysExamined": 8, "totalDocsExamined": 8 },
+                } },
+                { "$sort": { "sortKey": { "total": -1 } } },
+            ],
+            "ok": 1.0,
+        };
+        let s = ExplainSummary::from_reply(&reply).unwrap();
+        assert_eq!(
+            (s.access, s.index()),
+            (PlanAccess::IndexScan, Some("status_1"))
+        );
+        assert!(s.in_memory_sort);
+        assert_eq!(s.n_returned, Some(8));
     }
 
     #[test]

@@ -25,6 +25,11 @@
 //!
 //! Values of declared equality and range fields are not known statically; they are assumed not
 //! to be `null`, so each such field implies `$exists: true`.
+//!
+//! Not modelled (the live `explain` is the check for these): collation (a string comparison
+//! uses an index only when the query's collation is the index's), `$in` and `$or` shapes, index
+//! intersection, geospatial and text operators, and the planner's choice among several serving
+//! indexes (the best one here is ranked by the rules above, not by the server's trial runs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -97,6 +97,16 @@ impl PathError {
     /// The error for `segment` of `path` on type `T` whose Rust fields are `fields`; keeps the
     /// fields within a small edit distance of `segment` as suggestions.
     pub fn new<T: ?Sized>(path: &[&str], segment: &str, fields: &[&'static str]) -> PathError {
+        PathError::for_type(std::any::type_name::<T>(), path, segment, fields)
+    }
+
+    /// [`PathError::new`] for a type known by name (`std::any::type_name`).
+    pub fn for_type(
+        ty: &'static str,
+        path: &[&str],
+        segment: &str,
+        fields: &[&'static str],
+    ) -> PathError {
         let mut scored: Vec<(usize, &'static str)> = fields
             .iter()
             .map(|f| (edit_distance(segment, f), *f))
@@ -104,7 +114,7 @@ impl PathError {
             .collect();
         scored.sort();
         PathError {
-            ty: std::any::type_name::<T>(),
+            ty,
             path: path.join("."),
             segment: segment.to_owned(),
             candidates: scored.into_iter().take(3).map(|(_, f)| f).collect(),
@@ -872,19 +882,6 @@ pub mod derive_support {
             }
         }
 
-        /// A field serde always writes and reads with `T`'s own impl: required unless `T`
-        /// reads from a missing field (`Option`).
-        pub fn field<T: MongoSchema + ?Sized>(&mut self, g: &mut SchemaGenerator, name: &str) {
-            let schema = T::json_schema(g);
-            self.prop(name, !T::MAY_BE_ABSENT, schema);
-        }
-
-        /// A field that may be absent (a default, or skipped when serializing).
-        pub fn optional<T: MongoSchema + ?Sized>(&mut self, g: &mut SchemaGenerator, name: &str) {
-            let schema = T::json_schema(g);
-            self.prop(name, false, schema);
-        }
-
         /// A property with an explicit schema.
         pub fn prop(&mut self, name: &str, required: bool, schema: JsonSchema) {
             self.schema.properties.insert(name.to_owned(), schema);
@@ -961,6 +958,132 @@ pub mod derive_support {
             }
             self.schema
         }
+    }
+
+    /// The schema function of one field or body.
+    pub type SchemaFn = fn(&mut SchemaGenerator) -> JsonSchema;
+
+    /// One named field of a struct, as the derive describes it in a `const` table.
+    #[derive(Debug)]
+    pub struct FieldSpec<'a> {
+        /// Every name serde reads, the written one first; more than one means aliases.
+        pub names: &'a [&'a str],
+        /// The stored value's schema.
+        pub schema: SchemaFn,
+        /// Whether serde cannot read the struct without it (for `flatten`: whether the
+        /// flattened fields keep their own `required`).
+        pub required: bool,
+        /// `#[serde(flatten)]`.
+        pub flatten: bool,
+    }
+
+    /// A struct body: its fields and whether unknown fields are denied.
+    #[derive(Debug)]
+    pub struct ObjectSpec<'a> {
+        /// `deny_unknown_fields`.
+        pub closed: bool,
+        /// The fields, in declaration order.
+        pub fields: &'a [FieldSpec<'a>],
+    }
+
+    /// What a derived type's schema is built from.
+    #[derive(Debug)]
+    pub enum Body<'a> {
+        /// A struct with named fields.
+        Object(ObjectSpec<'a>),
+        /// Anything else, built by a function.
+        Schema(SchemaFn),
+    }
+
+    /// Everything a derived `json_schema` needs, as one constant.
+    #[derive(Debug)]
+    pub struct Derived<'a> {
+        /// `#[mongo(recursion_depth)]`.
+        pub depth: Option<usize>,
+        /// Whether the opaque stand-in past the depth bound is `{bsonType: "object"}`.
+        pub opaque_object: bool,
+        /// `#[mongo(exact)]` on the container.
+        pub exact: bool,
+        /// Doc comment or `#[mongo(description)]`.
+        pub description: Option<&'a str>,
+        /// `#[mongo(title)]`.
+        pub title: Option<&'a str>,
+        /// The body.
+        pub body: Body<'a>,
+    }
+
+    /// Builds a struct body from its field table.
+    pub fn object_of(g: &mut SchemaGenerator, spec: &ObjectSpec<'_>) -> JsonSchema {
+        let mut o = Object::new(spec.closed);
+        for f in spec.fields {
+            let schema = (f.schema)(g);
+            if f.flatten {
+                o.flatten(schema, !f.required);
+            } else if let [name] = f.names {
+                o.prop(name, f.required, schema);
+            } else {
+                o.aliased(f.names, f.required, schema);
+            }
+        }
+        o.finish()
+    }
+
+    /// The schema of a derived type `name` (its `std::any::type_name`, the recursion key).
+    pub fn derived(g: &mut SchemaGenerator, name: &'static str, spec: &Derived<'_>) -> JsonSchema {
+        let opaque = || {
+            if spec.opaque_object {
+                object()
+            } else {
+                JsonSchema::any()
+            }
+        };
+        let body = |g: &mut SchemaGenerator| match &spec.body {
+            Body::Object(o) => object_of(g, o),
+            Body::Schema(f) => f(g),
+        };
+        let mut schema = if spec.exact {
+            g.with_numbers(NumberTypes::Exact, |g| {
+                g.recursive(name, spec.depth, opaque, body)
+            })
+        } else {
+            g.recursive(name, spec.depth, opaque, body)
+        };
+        if let Some(d) = spec.description {
+            schema.description = Some(d.to_owned());
+        }
+        if let Some(t) = spec.title {
+            schema.title = Some(t.to_owned());
+        }
+        schema
+    }
+
+    /// Resolves a Rust field path for the type named `ty` over its field table.
+    ///
+    /// # Errors
+    /// [`PathError`] when the first segment names no field.
+    pub fn resolve_path(
+        ty: &'static str,
+        path: &[&str],
+        fields: &[PathEntry],
+    ) -> Result<Vec<String>, PathError> {
+        let Some((first, rest)) = path.split_first() else {
+            return Ok(Vec::new());
+        };
+        if let Some((_, stored, resolve)) = fields.iter().find(|(rust, _, _)| rust == first) {
+            let mut out: Vec<String> = stored.iter().map(|s| (*s).to_owned()).collect();
+            out.extend(resolve(rest)?);
+            return Ok(out);
+        }
+        // A field of a flattened struct is stored at this level.
+        for (_, stored, resolve) in fields {
+            if stored.is_none() {
+                if let Ok(found) = resolve(path) {
+                    return Ok(found);
+                }
+            }
+        }
+        let names: Vec<&'static str> = fields.iter().map(|(rust, _, _)| *rust).collect();
+        Err(PathError::for_type(ty, path, first, &names))
     }
 
     /// `anyOf` of the branches, or the branch itself when there is one.
@@ -1182,34 +1305,6 @@ pub mod derive_support {
     /// `Vec<X>` inside `serde_with::As`: an array of the helper's schema.
     pub fn helper_vec(g: &mut SchemaGenerator, helper: Helper) -> JsonSchema {
         array_of(self::helper(g, helper))
-    }
-
-    /// Resolves a Rust field path over a struct's field table.
-    ///
-    /// # Errors
-    /// [`PathError`] when the first segment names no field of `T`.
-    pub fn field_path<T: ?Sized>(
-        path: &[&str],
-        fields: &[PathEntry],
-    ) -> Result<Vec<String>, PathError> {
-        let Some((first, rest)) = path.split_first() else {
-            return Ok(Vec::new());
-        };
-        if let Some((_, stored, resolve)) = fields.iter().find(|(rust, _, _)| rust == first) {
-            let mut out: Vec<String> = stored.iter().map(|s| (*s).to_owned()).collect();
-            out.extend(resolve(rest)?);
-            return Ok(out);
-        }
-        // A field of a flattened struct is stored at this level.
-        for (_, stored, resolve) in fields {
-            if stored.is_none() {
-                if let Ok(found) = resolve(path) {
-                    return Ok(found);
-                }
-            }
-        }
-        let names: Vec<&'static str> = fields.iter().map(|(rust, _, _)| *rust).collect();
-        Err(PathError::new::<T>(path, first, &names))
     }
 
     /// A `null` value's schema: what bson writes for a unit struct or unit variant.

@@ -45,31 +45,19 @@ fn expand(c: &Container) -> TokenStream {
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
 
-    let mut body = body(c);
-    if c.mongo.exact.as_ref().is_some_and(|e| e.value) {
-        body = quote!(__g.with_numbers(__ms::NumberTypes::Exact, |__g| #body));
-    }
-    let depth = match &c.mongo.recursion_depth {
-        Some(d) => {
-            let d = d.value as usize;
-            quote!(::core::option::Option::Some(#d))
+    // A type with no generics gets its whole description as one `const`: the expansion is
+    // data, not code, which keeps the derive's compile time near serde's alone.
+    let use_const = c.generics.params.is_empty() && !mentions_self(c);
+    let spec = derived_spec(c);
+    let schema = if use_const {
+        quote! {
+            const __SPEC: __ms::Derived<'static> = #spec;
+            __ms::derived(__g, ::core::any::type_name::<Self>(), &__SPEC)
         }
-        None => quote!(::core::option::Option::None),
+    } else {
+        quote!(__ms::derived(__g, ::core::any::type_name::<Self>(), &#spec))
     };
-    let opaque = match &c.body {
-        Body::Struct(Style::Struct, _) => quote!(__ms::object),
-        _ => quote!(__ms::JsonSchema::any),
-    };
-    let mut schema = quote! {
-        __g.recursive(::core::any::type_name::<Self>(), #depth, #opaque, |__g| #body)
-    };
-    if let Some(d) = c.mongo.description.as_ref().or(c.doc.as_ref()) {
-        schema = quote!(__ms::describe(#schema, #d));
-    }
-    if let Some(t) = &c.mongo.title {
-        schema = quote!({ let mut __s = #schema; __s.title = ::core::option::Option::Some(#t.into()); __s });
-    }
-    let extra = extra_items(c);
+    let extra = extra_items(c, use_const);
     quote! {
         const _: () = {
             use ::mongo_schema::generate::derive_support as __ms;
@@ -85,7 +73,7 @@ fn expand(c: &Container) -> TokenStream {
 }
 
 /// `MAY_BE_ABSENT` and `field_path`, where the type has them.
-fn extra_items(c: &Container) -> TokenStream {
+fn extra_items(c: &Container, use_const: bool) -> TokenStream {
     let Body::Struct(style, fields) = &c.body else {
         return TokenStream::new();
     };
@@ -125,8 +113,25 @@ fn extra_items(c: &Container) -> TokenStream {
         };
         quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
     });
-    quote! {
-        #path_sig { __ms::field_path::<Self>(__p, &[#(#entries),*]) }
+    let call = quote!(__ms::resolve_path(
+        ::core::any::type_name::<Self>(),
+        __p,
+        __FIELDS
+    ));
+    if use_const {
+        quote! {
+            #path_sig {
+                const __FIELDS: &[__ms::PathEntry] = &[#(#entries),*];
+                #call
+            }
+        }
+    } else {
+        quote! {
+            #path_sig {
+                let __FIELDS: &[__ms::PathEntry] = &[#(#entries),*];
+                #call
+            }
+        }
     }
 }
 
@@ -169,26 +174,28 @@ fn content(style: Style, fields: &[Field], closed: bool, container_default: bool
             quote!(__ms::tuple(::std::vec![#(#elements),*]))
         }
         Style::Struct => {
-            let calls = fields.iter().map(|f| field_call(f, container_default));
-            quote! {{
-                let mut __o = __ms::Object::new(#closed);
-                #(#calls)*
-                __o.finish()
-            }}
+            let spec = object_spec(fields, closed, container_default);
+            quote!(__ms::object_of(__g, &#spec))
         }
     }
 }
 
-/// The one builder call that adds a named field to `__o`.
-fn field_call(f: &Field, container_default: bool) -> TokenStream {
+/// The `FieldSpec` of a named field, or nothing for a field serde never reads nor writes.
+fn field_spec(f: &Field, container_default: bool) -> TokenStream {
     if f.skip_serializing && f.skip_deserializing {
         return TokenStream::new();
     }
     let ty = &f.ty;
+    let schema = if is_plain(f) {
+        quote!(<#ty as __ms::MongoSchema>::json_schema)
+    } else {
+        let body = field_schema(f);
+        quote!(|__g: &mut __ms::SchemaGenerator| -> __ms::JsonSchema { #body })
+    };
     if f.flatten {
         let optional = is_option(ty) || f.has_default || container_default;
-        let schema = field_schema(f);
-        return quote!(__o.flatten(#schema, #optional););
+        let required = !optional;
+        return quote!(__ms::FieldSpec { names: &[], schema: #schema, required: #required, flatten: true },);
     }
     // Required iff always written and serde cannot read the type from a missing field.
     let maybe_unwritten = f.skip_serializing || f.skip_serializing_if;
@@ -207,20 +214,73 @@ fn field_call(f: &Field, container_default: bool) -> TokenStream {
     } else {
         f.read_names.iter().collect()
     };
-    let plain = is_plain(f);
-    if names.len() == 1 {
-        let name = names[0];
-        if plain && !(maybe_unwritten || defaulted) && !f.has_deserialize_with() {
-            return quote!(__o.field::<#ty>(__g, #name););
+    quote!(__ms::FieldSpec { names: &[#(#names),*], schema: #schema, required: #required, flatten: false },)
+}
+
+/// `ObjectSpec { ... }` of a struct body.
+fn object_spec(fields: &[Field], closed: bool, container_default: bool) -> TokenStream {
+    let specs = fields.iter().map(|f| field_spec(f, container_default));
+    quote!(__ms::ObjectSpec { closed: #closed, fields: &[#(#specs)*] })
+}
+
+/// `Derived { ... }`: everything `json_schema` needs.
+fn derived_spec(c: &Container) -> TokenStream {
+    let depth = match &c.mongo.recursion_depth {
+        Some(d) => {
+            let d = d.value as usize;
+            quote!(::core::option::Option::Some(#d))
         }
-        if plain && (maybe_unwritten || defaulted) {
-            return quote!(__o.optional::<#ty>(__g, #name););
+        None => quote!(::core::option::Option::None),
+    };
+    let opaque_object = matches!(c.body, Body::Struct(Style::Struct, _));
+    let exact = c.mongo.exact.as_ref().is_some_and(|e| e.value);
+    let opt = |v: Option<&String>| match v {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let description = opt(c.mongo.description.as_ref().or(c.doc.as_ref()));
+    let title = opt(c.mongo.title.as_ref());
+    let plain_struct = c.mongo.schema_with.is_none()
+        && c.mongo.schema_as.is_none()
+        && c.from.is_none()
+        && c.into.is_none()
+        && !c.transparent;
+    let body = match &c.body {
+        Body::Struct(Style::Struct, fields) if plain_struct => {
+            let spec = object_spec(fields, c.deny_unknown_fields, c.has_default);
+            quote!(__ms::Body::Object(#spec))
         }
-        let schema = field_schema(f);
-        return quote!(__o.prop(#name, #required, #schema););
+        _ => {
+            let b = body(c);
+            quote!(__ms::Body::Schema(|__g: &mut __ms::SchemaGenerator| -> __ms::JsonSchema { #b }))
+        }
+    };
+    quote! {
+        __ms::Derived {
+            depth: #depth,
+            opaque_object: #opaque_object,
+            exact: #exact,
+            description: #description,
+            title: #title,
+            body: #body,
+        }
     }
-    let schema = field_schema(f);
-    quote!(__o.aliased(&[#(#names),*], #required, #schema);)
+}
+
+/// Whether a field type names `Self`, which a nested `const` cannot.
+fn mentions_self(c: &Container) -> bool {
+    fn has_self(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "Self",
+            proc_macro2::TokenTree::Group(g) => has_self(g.stream()),
+            _ => false,
+        })
+    }
+    let fields: Box<dyn Iterator<Item = &Field>> = match &c.body {
+        Body::Struct(_, fields) => Box::new(fields.iter()),
+        Body::Enum(variants) => Box::new(variants.iter().flat_map(|v| v.fields.iter())),
+    };
+    fields.into_iter().any(|f| has_self(f.ty.to_token_stream())) || c.mongo.schema_as.is_some()
 }
 
 /// Whether the field's schema is exactly its type's schema.

@@ -1189,3 +1189,35 @@ fn list_indexes_calls_run_concurrently_within_the_bound() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_audit_over_its_time_limit_exits_2_naming_the_limit() {
+    let server = server_with_example();
+    seed_orders(&server);
+    server.inject(
+        Failure::on("count")
+            .nth(2)
+            .error(50, "operation exceeded time limit"),
+    );
+    let (outcome, text) = run_in(
+        &[
+            "audit",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            &uri(&server),
+            "--max-time",
+            "2s",
+        ],
+        "",
+        Some(&server),
+    );
+    assert_eq!(outcome, Outcome::Failed);
+    insta::assert_snapshot!("audit_time_limit", text);
+    let sent: Vec<i64> = server
+        .commands_named("count")
+        .iter()
+        .map(|c| c.body.get("maxTimeMS").and_then(Bson::as_i64).unwrap_or(-1))
+        .collect();
+    assert!(sent.iter().all(|ms| *ms == 2000), "{sent:?}");
+}

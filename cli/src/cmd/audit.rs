@@ -199,10 +199,26 @@ fn number(value: Option<&Bson>) -> i64 {
 
 async fn command(db: &Database, body: Document) -> anyhow::Result<Document> {
     let name = body.keys().next().cloned().unwrap_or_default();
+    let limit = body.get("maxTimeMS").and_then(Bson::as_i64);
     db.run_command(body)
         .await
-        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .map_err(|e| failure(&e, limit))
         .with_context(|| format!("{name} failed"))
+}
+
+/// The driver error in one sentence; a scan stopped by its time limit says how to raise it.
+fn failure(error: &mongodb::error::Error, limit_ms: Option<i64>) -> anyhow::Error {
+    let explained = deployment::explain(error);
+    match (error.kind.as_ref(), limit_ms) {
+        // MaxTimeMSExpired: the server stopped the scan at maxTimeMS.
+        (mongodb::error::ErrorKind::Command(c), Some(ms)) if c.code == 50 => anyhow::anyhow!(
+            "{explained}: the scan took longer than --max-time ({}); raise it to audit a collection this large",
+            deployment::show(std::time::Duration::from_millis(
+                u64::try_from(ms).unwrap_or(0)
+            ))
+        ),
+        _ => anyhow::anyhow!("{explained}"),
+    }
 }
 
 async fn count(
@@ -230,13 +246,13 @@ async fn aggregate(
             "aggregate": coll, "pipeline": pipeline, "cursor": {}, "maxTimeMS": max_time_ms,
         })
         .await
-        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .map_err(|e| failure(&e, Some(max_time_ms)))
         .context("aggregate failed")?;
     let mut out = Vec::new();
     while cursor
         .advance()
         .await
-        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
+        .map_err(|e| failure(&e, Some(max_time_ms)))
         .context("aggregate failed")?
     {
         out.push(Document::try_from(cursor.current()).context("unreadable document")?);

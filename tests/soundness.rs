@@ -337,6 +337,7 @@ properties! {
     with_other: WithOther,
     variant_names: VariantNames,
     enums: Enums,
+    keyed_by_enum: KeyedByEnum,
     pair: Pair<String, Option<u8>>,
     generics: Generics,
     validated: Validated,

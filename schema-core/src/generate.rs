@@ -850,8 +850,8 @@ pub fn schema_for<T: MongoSchema + ?Sized>(settings: GeneratorSettings) -> JsonS
 #[doc(hidden)]
 pub mod derive_support {
     pub use super::{
-        MongoSchema, NumberTypes, PathError, SchemaGenerator, array_of, nullable, object,
-        string_enum, tuple,
+        MapKey, MongoSchema, NumberTypes, PathError, SchemaGenerator, Text, array_of, nullable,
+        object, string_enum, tuple,
     };
     pub use crate::schema::{Additional, BsonType, JsonSchema, Number, TypeConstraint};
 

@@ -58,6 +58,7 @@ fn expand(c: &Container) -> TokenStream {
         quote!(__ms::derived(__g, ::core::any::type_name::<Self>(), &#spec))
     };
     let extra = extra_items(c, use_const);
+    let key_impls = string_enum_impls(c);
     quote! {
         const _: () = {
             use ::mongo_schema::generate::derive_support as __ms;
@@ -68,8 +69,57 @@ fn expand(c: &Container) -> TokenStream {
                     #schema
                 }
             }
+            #key_impls
         };
     }
+}
+
+/// A unit-only, externally tagged enum is stored as a string: it can key a map (its names
+/// become the `patternProperties` pattern) and take string constraints.
+fn string_enum_impls(c: &Container) -> TokenStream {
+    let Body::Enum(variants) = &c.body else {
+        return TokenStream::new();
+    };
+    let unit_only = !variants.is_empty()
+        && variants
+            .iter()
+            .all(|v| v.style == Style::Unit && !v.untagged && !v.other);
+    if !unit_only
+        || !matches!(c.tag, Tag::External)
+        || !c.generics.params.is_empty()
+        || c.mongo.schema_with.is_some()
+        || c.mongo.schema_as.is_some()
+        || c.from.is_some()
+        || c.into.is_some()
+    {
+        return TokenStream::new();
+    }
+    let names: Vec<String> = variants
+        .iter()
+        .filter(|v| !v.skip_deserializing)
+        .flat_map(|v| v.read_names.iter().map(|n| regex_escape(n)))
+        .collect();
+    let pattern = format!("^(?:{})\\z", names.join("|"));
+    let ident = &c.ident;
+    quote! {
+        impl __ms::MapKey for #ident {
+            fn key_pattern() -> ::core::option::Option<::std::string::String> {
+                ::core::option::Option::Some(::std::string::String::from(#pattern))
+            }
+        }
+        impl __ms::Text for #ident {}
+    }
+}
+
+fn regex_escape(name: &str) -> String {
+    let mut out = String::new();
+    for ch in name.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(ch) {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// `MAY_BE_ABSENT` and `field_path`, where the type has them.

@@ -33,6 +33,7 @@ pub mod index;
 pub mod lint;
 pub mod manifest;
 pub mod normalize;
+pub mod patterns;
 pub mod registry;
 pub mod schema;
 pub mod version;

@@ -4,9 +4,12 @@
 #[path = "fixtures/mod.rs"]
 mod fixtures;
 
+use std::borrow::Cow;
+
 use bson::{Bson, Document};
 use fixtures::*;
 use mongo_schema::{ExtJsonMode, MongoSchema};
+use serde::{Deserialize, Serialize};
 
 /// Checks a rendered schema the way the server's `$jsonSchema` parser does
 /// (SERVER-FACTS: "$jsonSchema: what the server accepts"); returns every problem found.
@@ -214,6 +217,23 @@ fn validator<T: MongoSchema>() -> Document {
     doc
 }
 
+/// Borrowed strings: `&str`, a borrowing `Cow` (serde's own `borrow` reader) and `Vec<&str>`.
+#[derive(Serialize, Deserialize, MongoSchema)]
+struct Borrowed<'a> {
+    name: &'a str,
+    #[serde(borrow)]
+    cow: Cow<'a, str>,
+    #[serde(borrow)]
+    tags: Vec<&'a str>,
+}
+
+/// A generic enum: the bounds follow the type parameters.
+#[derive(Serialize, Deserialize, MongoSchema)]
+enum Either<L, R> {
+    Left(L),
+    Right(R),
+}
+
 macro_rules! snapshots {
     ($($name:ident: $ty:ty),* $(,)?) => {$(
         #[test]
@@ -275,6 +295,8 @@ snapshots! {
     variant_names: VariantNames,
     enums: Enums,
     keyed_by_enum: KeyedByEnum,
+    borrowed: Borrowed<'static>,
+    either: Either<i32, Status>,
     wrap_of_status: Wrap<Status>,
     pair: Pair<String, Option<u8>>,
     generics: Generics,

@@ -494,8 +494,14 @@ fn variant_content(c: &Container, v: &Variant) -> Option<TokenStream> {
 }
 
 fn with_doc(v: &Variant, schema: TokenStream) -> TokenStream {
-    match v.mongo.description.as_ref().or(v.doc.as_ref()) {
+    let schema = match v.mongo.description.as_ref().or(v.doc.as_ref()) {
         Some(d) => quote!(__ms::describe(#schema, #d)),
+        None => schema,
+    };
+    match &v.mongo.title {
+        Some(t) => {
+            quote!({ let mut __s = #schema; __s.title = ::core::option::Option::Some(#t.into()); __s })
+        }
         None => schema,
     }
 }

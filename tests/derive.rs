@@ -396,3 +396,21 @@ fn canonical_extended_json_keeps_number_types() {
     let json = Validated::root_schema().to_extjson(ExtJsonMode::Canonical);
     assert_eq!(json["properties"]["age"]["maximum"]["$numberInt"], "150");
 }
+
+#[test]
+fn field_path_of_a_polymorphic_collection_reaches_every_variant() {
+    // PATTERNS.md #8: one collection, fields of every variant at the top level.
+    assert_eq!(CatalogItem::field_path(&["title"]).unwrap(), ["title"]);
+    assert_eq!(
+        CatalogItem::field_path(&["duration_hrs"]).unwrap(),
+        ["durationHrs"]
+    );
+    assert_eq!(
+        CatalogItem::field_path(&["created_by"]).unwrap(),
+        ["created_by"]
+    );
+    let err = CatalogItem::field_path(&["titel"]).unwrap_err();
+    assert_eq!(err.candidates, ["title"]);
+    // Externally tagged variants nest under their name: no top-level fields.
+    assert!(External::field_path(&["a"]).is_err());
+}

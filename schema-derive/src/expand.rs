@@ -124,12 +124,13 @@ fn regex_escape(name: &str) -> String {
 
 /// `MAY_BE_ABSENT` and `field_path`, where the type has them.
 fn extra_items(c: &Container, use_const: bool) -> TokenStream {
-    let Body::Struct(style, fields) = &c.body else {
-        return TokenStream::new();
-    };
     if c.mongo.schema_as.is_some() || c.mongo.schema_with.is_some() || c.into.is_some() {
         return TokenStream::new();
     }
+    let (style, fields) = match &c.body {
+        Body::Struct(style, fields) => (style, fields),
+        Body::Enum(variants) => return enum_field_path(c, variants, use_const),
+    };
     let path_sig = quote!(fn field_path(__p: &[&str]) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, __ms::PathError>);
     if c.transparent || *style == Style::Newtype {
         let Some(f) = fields.iter().find(|f| !f.skip_serializing) else {
@@ -149,20 +150,31 @@ fn extra_items(c: &Container, use_const: bool) -> TokenStream {
     if *style != Style::Struct {
         return TokenStream::new();
     }
-    let entries = fields.iter().filter(|f| !f.skip_serializing).map(|f| {
-        let rust = match &f.member {
-            syn::Member::Named(i) => i.to_string().trim_start_matches("r#").to_owned(),
-            syn::Member::Unnamed(i) => i.index.to_string(),
-        };
-        let ty = &f.ty;
-        let stored = if f.flatten {
-            quote!(::core::option::Option::None)
-        } else {
-            let s = &f.ser_name;
-            quote!(::core::option::Option::Some(#s))
-        };
-        quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
-    });
+    let entries: Vec<TokenStream> = fields
+        .iter()
+        .filter(|f| !f.skip_serializing)
+        .map(path_entry)
+        .collect();
+    path_table(&entries, use_const)
+}
+
+fn path_entry(f: &Field) -> TokenStream {
+    let rust = match &f.member {
+        syn::Member::Named(i) => i.to_string().trim_start_matches("r#").to_owned(),
+        syn::Member::Unnamed(i) => i.index.to_string(),
+    };
+    let ty = &f.ty;
+    let stored = if f.flatten {
+        quote!(::core::option::Option::None)
+    } else {
+        let s = &f.ser_name;
+        quote!(::core::option::Option::Some(#s))
+    };
+    quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
+}
+
+fn path_table(entries: &[TokenStream], use_const: bool) -> TokenStream {
+    let path_sig = quote!(fn field_path(__p: &[&str]) -> ::core::result::Result<::std::vec::Vec<::std::string::String>, __ms::PathError>);
     let call = quote!(__ms::resolve_path(
         ::core::any::type_name::<Self>(),
         __p,
@@ -183,6 +195,40 @@ fn extra_items(c: &Container, use_const: bool) -> TokenStream {
             }
         }
     }
+}
+
+/// An internally tagged or untagged enum stores its variants' fields at the top level of the
+/// document: a path names a field of any struct variant (the first that has it), or of a
+/// struct wrapped by a newtype variant. Other representations keep the default.
+fn enum_field_path(c: &Container, variants: &[Variant], use_const: bool) -> TokenStream {
+    let mut seen: Vec<String> = Vec::new();
+    let mut entries = Vec::new();
+    for v in variants.iter().filter(|v| !v.skip_serializing) {
+        let at_top = v.untagged || matches!(c.tag, Tag::Internal(_) | Tag::Untagged);
+        if !at_top {
+            continue;
+        }
+        match v.style {
+            Style::Struct => {
+                for f in v.fields.iter().filter(|f| !f.skip_serializing) {
+                    let name = f.member.to_token_stream().to_string();
+                    if !seen.contains(&name) {
+                        seen.push(name);
+                        entries.push(path_entry(f));
+                    }
+                }
+            }
+            Style::Newtype => {
+                let ty = &v.fields[0].ty;
+                entries.push(quote!(("", ::core::option::Option::None, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn)));
+            }
+            _ => {}
+        }
+    }
+    if entries.is_empty() {
+        return TokenStream::new();
+    }
+    path_table(&entries, use_const)
 }
 
 fn body(c: &Container) -> TokenStream {

@@ -35,7 +35,20 @@ use crate::schema::JsonSchema;
 /// ```
 pub trait Collection: MongoSchema {
     /// The collection's declared spec.
+    ///
+    /// # Panics
+    /// A derived root panics with the [`SpecError`] of [`Collection::try_collection_spec`]; the
+    /// registry and the CLI call that instead and report the error.
     fn collection_spec() -> CollectionSpec;
+
+    /// The collection's declared spec, or why it cannot be built (a path naming no field, an
+    /// option the server refuses).
+    ///
+    /// # Errors
+    /// The [`SpecError`]; the default never fails.
+    fn try_collection_spec() -> Result<CollectionSpec, SpecError> {
+        Ok(Self::collection_spec())
+    }
 }
 
 /// Everything declared about one collection.
@@ -1340,6 +1353,14 @@ pub enum SpecError {
         ns: String,
         /// The server's reason.
         reason: String,
+    },
+    /// A declared path names no field of the type it reaches.
+    #[error("{ns}: {source}")]
+    Path {
+        /// The collection.
+        ns: String,
+        /// Which type, which path, and the nearest names.
+        source: crate::generate::PathError,
     },
     /// A shard key the server refuses.
     #[error("{ns}: shard key: {reason}")]

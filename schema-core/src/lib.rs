@@ -25,6 +25,7 @@
 
 pub mod access;
 pub mod collection;
+pub mod declare;
 pub mod diff;
 pub mod eval;
 pub mod formats;

@@ -13,24 +13,60 @@ use crate::collection::{CollectionSpec, SpecError};
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Registration {
-    spec: fn() -> CollectionSpec,
+    spec: Source,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Infallible(fn() -> CollectionSpec),
+    Fallible(fn() -> Result<CollectionSpec, SpecError>),
 }
 
 impl Registration {
     /// A registration that builds its spec with `spec` when the registry is read.
     pub const fn new(spec: fn() -> CollectionSpec) -> Registration {
-        Registration { spec }
+        Registration {
+            spec: Source::Infallible(spec),
+        }
+    }
+
+    /// A registration whose spec may fail to build (the derive's: a path naming no field).
+    pub const fn fallible(spec: fn() -> Result<CollectionSpec, SpecError>) -> Registration {
+        Registration {
+            spec: Source::Fallible(spec),
+        }
     }
 
     /// Builds the registered spec.
+    ///
+    /// # Errors
+    /// The declaration's [`SpecError`].
+    pub fn try_spec(&self) -> Result<CollectionSpec, SpecError> {
+        match self.spec {
+            Source::Infallible(spec) => Ok(spec()),
+            Source::Fallible(spec) => spec(),
+        }
+    }
+
+    /// Builds the registered spec.
+    ///
+    /// # Panics
+    /// When the declaration cannot be built; [`Registration::try_spec`] reports it instead.
     pub fn spec(&self) -> CollectionSpec {
-        (self.spec)()
+        match self.try_spec() {
+            Ok(spec) => spec,
+            Err(error) => panic!("{error}"),
+        }
     }
 }
 
 inventory::collect!(Registration);
 
 /// The specs of every registered collection, sorted by name (ties keep no particular order).
+///
+/// # Panics
+/// When a declaration cannot be built (a path that names no field);
+/// [`checked_collections`] reports that as an error instead.
 ///
 /// ```
 /// // A program with no collection roots has an empty registry.
@@ -52,7 +88,11 @@ pub fn collections() -> Vec<CollectionSpec> {
 /// # Errors
 /// The first [`SpecError`] found.
 pub fn checked_collections() -> Result<Vec<CollectionSpec>, SpecError> {
-    let specs = collections();
+    let mut specs = inventory::iter::<Registration>
+        .into_iter()
+        .map(Registration::try_spec)
+        .collect::<Result<Vec<_>, _>>()?;
+    specs.sort_by(|a, b| a.name.cmp(&b.name));
     check_all(&specs)?;
     Ok(specs)
 }

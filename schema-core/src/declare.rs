@@ -1,0 +1,524 @@
+//! Collection declarations as data: what `#[mongo(collection = ...)]` expands to, and how it
+//! becomes a [`CollectionSpec`].
+//!
+//! The derive writes one `const` [`Declaration`] per collection root (no code per index), and
+//! [`build`] turns it into the spec at run time: Rust field paths resolve to stored names through
+//! [`MongoSchema::field_path`], JSON options parse as Extended JSON, and every combination the
+//! server would refuse becomes a [`SpecError`] naming the collection.
+
+use bson::{Bson, Document};
+
+use crate::collection::{
+    Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
+    TimeseriesOptions, ValidationAction, ValidationLevel,
+};
+use crate::generate::{MongoSchema, PathError, root_schema};
+use crate::index::{IndexKeys, IndexKind, IndexSpec};
+use crate::schema::JsonSchema;
+use crate::version::{Version, versioned};
+
+/// How a key is written in a declaration: `1`, `-1`, `"hashed"`, `"text"`, `"2d"`, `"2dsphere"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// `1`
+    Ascending,
+    /// `-1`
+    Descending,
+    /// `"hashed"`
+    Hashed,
+    /// `"text"`
+    Text,
+    /// `"2d"`
+    TwoD,
+    /// `"2dsphere"`
+    TwoDSphere,
+}
+
+impl Key {
+    fn kind(self, path: &str) -> IndexKind {
+        match self {
+            Key::Ascending | Key::Descending if crate::index::is_wildcard_path(path) => {
+                IndexKind::Wildcard
+            }
+            Key::Ascending => IndexKind::Ascending,
+            Key::Descending => IndexKind::Descending,
+            Key::Hashed => IndexKind::Hashed,
+            Key::Text => IndexKind::Text,
+            Key::TwoD => IndexKind::TwoD,
+            Key::TwoDSphere => IndexKind::TwoDSphere,
+        }
+    }
+}
+
+/// One declared index: keys as Rust field paths, options as written.
+#[derive(Clone, Copy, Debug)]
+pub struct Index {
+    /// `(rust.path, key)` in order.
+    pub keys: &'static [(&'static str, Key)],
+    /// An explicit name.
+    pub name: Option<&'static str>,
+    /// `unique`.
+    pub unique: bool,
+    /// `sparse`.
+    pub sparse: bool,
+    /// `hidden`.
+    pub hidden: bool,
+    /// `expireAfterSeconds`.
+    pub ttl: Option<i64>,
+    /// `partialFilterExpression` as Extended JSON text (stored names, as in any query).
+    pub partial: Option<&'static str>,
+    /// `collation` as Extended JSON text.
+    pub collation: Option<&'static str>,
+    /// `wildcardProjection` as Extended JSON text.
+    pub wildcard_projection: Option<&'static str>,
+    /// Text weights by Rust field path.
+    pub weights: &'static [(&'static str, i32)],
+    /// `default_language`.
+    pub default_language: Option<&'static str>,
+    /// `language_override`.
+    pub language_override: Option<&'static str>,
+    /// `bits` of a 2d index.
+    pub bits: Option<i32>,
+    /// `min` of a 2d index.
+    pub min: Option<f64>,
+    /// `max` of a 2d index.
+    pub max: Option<f64>,
+    /// The discriminator `(tag, value)` of the variant the index was declared on: the index is
+    /// scoped to that variant with a partial filter, as Mongoose scopes discriminator indexes.
+    pub variant: Option<(&'static str, &'static str)>,
+}
+
+impl Index {
+    /// An index on `keys` with no option set.
+    pub const fn new(keys: &'static [(&'static str, Key)]) -> Index {
+        Index {
+            keys,
+            name: None,
+            unique: false,
+            sparse: false,
+            hidden: false,
+            ttl: None,
+            partial: None,
+            collation: None,
+            wildcard_projection: None,
+            weights: &[],
+            default_language: None,
+            language_override: None,
+            bits: None,
+            min: None,
+            max: None,
+            variant: None,
+        }
+    }
+}
+
+/// Which validator the collection gets.
+#[derive(Clone, Copy, Debug)]
+pub enum ValidatorSource {
+    /// None (time-series collections, or `#[mongo(validator = false)]`).
+    None,
+    /// The root type's schema ([`MongoSchema::root_schema`]).
+    Root,
+    /// One branch per stored version ([`crate::version`]).
+    Versioned {
+        /// The version field's stored name.
+        field: &'static str,
+        /// `(value, may_be_absent, schema)`, current first.
+        versions: &'static [(i64, bool, fn() -> JsonSchema)],
+    },
+}
+
+/// `timeseries(...)` as declared; fields are Rust paths.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeseries {
+    /// `timeField`.
+    pub time_field: &'static str,
+    /// `metaField`.
+    pub meta_field: Option<&'static str>,
+    /// `granularity`.
+    pub granularity: Option<&'static str>,
+    /// `bucketMaxSpanSeconds` and `bucketRoundingSeconds`.
+    pub bucketing: Option<(i64, i64)>,
+}
+
+/// Everything `#[mongo(collection = ...)]` declares, as constant data.
+#[derive(Clone, Copy, Debug)]
+pub struct Declaration {
+    /// The collection name.
+    pub name: &'static str,
+    /// Its validator.
+    pub validator: ValidatorSource,
+    /// `validationLevel`.
+    pub validation_level: Option<&'static str>,
+    /// `validationAction`.
+    pub validation_action: Option<&'static str>,
+    /// Indexes in declaration order: container first, then fields, then variants.
+    pub indexes: &'static [Index],
+    /// Fields declared `#[mongo(text)]` (Rust path, weight): one text index together.
+    pub text_fields: &'static [(&'static str, i32)],
+    /// `shard_key(keys(...), unique)`.
+    pub shard_key: Option<(&'static [(&'static str, Key)], bool)>,
+    /// `timeseries(...)`.
+    pub timeseries: Option<Timeseries>,
+    /// `expire_after_seconds`.
+    pub expire_after_seconds: Option<i64>,
+    /// `capped(size, max)`.
+    pub capped: Option<(i64, Option<i64>)>,
+    /// `clustered_index`.
+    pub clustered_index: bool,
+    /// `collation` as Extended JSON text.
+    pub collation: Option<&'static str>,
+    /// `change_stream_pre_and_post_images`.
+    pub change_stream_pre_and_post_images: bool,
+}
+
+fn path_error(ns: &str, source: PathError) -> SpecError {
+    SpecError::Path {
+        ns: ns.to_owned(),
+        source,
+    }
+}
+
+fn json(ns: &str, what: &str, text: &str) -> Result<Document, SpecError> {
+    let invalid = |reason: String| SpecError::InvalidCollection {
+        ns: ns.to_owned(),
+        reason: format!("{what} is not an Extended JSON document: {reason}"),
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
+    match Bson::try_from(value).map_err(|e| invalid(e.to_string()))? {
+        Bson::Document(d) => Ok(d),
+        other => Err(invalid(format!("found {other}"))),
+    }
+}
+
+fn resolve<T: MongoSchema + ?Sized>(ns: &str, path: &str) -> Result<String, SpecError> {
+    let (fields, wildcard) = match path.strip_suffix("$**") {
+        Some(prefix) => (prefix.strip_suffix('.').unwrap_or(prefix), true),
+        None => (path, false),
+    };
+    let segments: Vec<&str> = if fields.is_empty() {
+        Vec::new()
+    } else {
+        fields.split('.').collect()
+    };
+    // `_id` is every document's, whether or not the type names it.
+    let mut stored = if segments.first() == Some(&"_id") {
+        segments.iter().map(|s| (*s).to_owned()).collect()
+    } else {
+        T::field_path(&segments).map_err(|e| path_error(ns, e))?
+    };
+    if wildcard {
+        stored.push("$**".to_owned());
+    }
+    Ok(stored.join("."))
+}
+
+fn keys<T: MongoSchema + ?Sized>(ns: &str, keys: &[(&str, Key)]) -> Result<IndexKeys, SpecError> {
+    keys.iter()
+        .map(|(path, key)| Ok((resolve::<T>(ns, path)?, key.kind(path))))
+        .collect::<Result<Vec<_>, SpecError>>()
+        .map(IndexKeys)
+}
+
+fn index<T: MongoSchema + ?Sized>(ns: &str, declared: &Index) -> Result<IndexSpec, SpecError> {
+    let mut spec = IndexSpec {
+        keys: keys::<T>(ns, declared.keys)?,
+        ..IndexSpec::default()
+    };
+    spec.name = declared.name.map(str::to_owned);
+    spec.unique = declared.unique;
+    spec.sparse = declared.sparse;
+    spec.hidden = declared.hidden;
+    spec.expire_after_seconds = declared.ttl;
+    let mut partial = match declared.partial {
+        Some(text) => Some(json(ns, "partial filter", text)?),
+        None => None,
+    };
+    if let Some((tag, value)) = declared.variant {
+        let filter = partial.get_or_insert_with(Document::new);
+        if filter.contains_key(tag) {
+            return Err(SpecError::InvalidIndex {
+                ns: ns.to_owned(),
+                index: spec.effective_name(),
+                reason: format!(
+                    "the partial filter already constrains {tag}, which scopes the index to its variant"
+                ),
+            });
+        }
+        // The discriminator first, so the filter reads as "documents of this variant, where...".
+        let mut scoped = Document::new();
+        scoped.insert(tag, value);
+        scoped.extend(std::mem::take(filter));
+        *filter = scoped;
+    }
+    spec.partial_filter_expression = partial;
+    if let Some(text) = declared.collation {
+        spec.collation = Some(collation(ns, text)?);
+    }
+    if let Some(text) = declared.wildcard_projection {
+        spec.wildcard_projection = Some(json(ns, "wildcard projection", text)?);
+    }
+    for (path, weight) in declared.weights {
+        spec.weights.insert(resolve::<T>(ns, path)?, *weight);
+    }
+    spec.default_language = declared.default_language.map(str::to_owned);
+    spec.language_override = declared.language_override.map(str::to_owned);
+    spec.bits = declared.bits;
+    spec.min = declared.min;
+    spec.max = declared.max;
+    Ok(spec)
+}
+
+fn collation(ns: &str, text: &str) -> Result<Collation, SpecError> {
+    let doc = json(ns, "collation", text)?;
+    Collation::from_document(&doc).map_err(|e| SpecError::InvalidCollection {
+        ns: ns.to_owned(),
+        reason: format!("collation: {e}"),
+    })
+}
+
+/// Builds the spec of collection root `T` from its declaration.
+///
+/// # Errors
+/// A [`SpecError`] naming the collection: a path that names no field (with the nearest names),
+/// an option that is not valid Extended JSON, or a combination the server refuses
+/// ([`CollectionSpec::check`]).
+pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<CollectionSpec, SpecError> {
+    let ns = declared.name;
+    let mut spec = CollectionSpec::new(ns);
+    match declared.validator {
+        ValidatorSource::None => {}
+        ValidatorSource::Root => spec = spec.json_schema(T::root_schema()),
+        ValidatorSource::Versioned { field, versions } => {
+            let versions: Vec<Version> = versions
+                .iter()
+                .map(|(value, may_be_absent, schema)| Version {
+                    value: *value,
+                    may_be_absent: *may_be_absent,
+                    schema: schema(),
+                })
+                .collect();
+            let current = &versions[0].schema;
+            let written = current.properties.contains_key(field)
+                && current
+                    .required
+                    .as_ref()
+                    .is_some_and(|r| r.iter().any(|n| n == field));
+            if !written {
+                return Err(SpecError::InvalidCollection {
+                    ns: ns.to_owned(),
+                    reason: format!(
+                        "the current version must always write {field:?}: add a field \
+                         `#[serde(rename = \"{field}\")]` that is neither optional nor skipped"
+                    ),
+                });
+            }
+            spec = spec.json_schema(root_schema(versioned(field, &versions)));
+        }
+    }
+    spec.validation_level = declared.validation_level.map(ValidationLevel::from_name);
+    spec.validation_action = declared.validation_action.map(ValidationAction::from_name);
+    for declared_index in declared.indexes {
+        spec.indexes.push(index::<T>(ns, declared_index)?);
+    }
+    if !declared.text_fields.is_empty() {
+        let mut text = IndexSpec::default();
+        let mut pairs = Vec::new();
+        for (path, weight) in declared.text_fields {
+            let stored = resolve::<T>(ns, path)?;
+            pairs.push((stored.clone(), IndexKind::Text));
+            if *weight != 1 {
+                text.weights.insert(stored, *weight);
+            }
+        }
+        text.keys = IndexKeys(pairs);
+        spec.indexes.push(text);
+    }
+    if let Some((shard_keys, unique)) = declared.shard_key {
+        spec.shard_key = Some(ShardKey {
+            keys: keys::<T>(ns, shard_keys)?,
+            unique,
+        });
+    }
+    if let Some(ts) = declared.timeseries {
+        let mut options = TimeseriesOptions::new(resolve::<T>(ns, ts.time_field)?);
+        if let Some(meta) = ts.meta_field {
+            options = options.meta_field(resolve::<T>(ns, meta)?);
+        }
+        if let Some(granularity) = ts.granularity {
+            options = options.granularity(Granularity::from_name(granularity));
+        }
+        if let Some((span, rounding)) = ts.bucketing {
+            options = options.bucketing(span, rounding);
+        }
+        spec = spec.timeseries(options);
+    }
+    if let Some(seconds) = declared.expire_after_seconds {
+        spec = spec.expire_after_seconds(seconds);
+    }
+    if let Some((size, max)) = declared.capped {
+        let mut capped = Capped::size(size);
+        if let Some(max) = max {
+            capped = capped.max(max);
+        }
+        spec = spec.capped(capped);
+    }
+    if declared.clustered_index {
+        spec = spec.clustered_index(ClusteredIndex::new());
+    }
+    if let Some(text) = declared.collation {
+        spec = spec.collation(collation(ns, text)?);
+    }
+    if declared.change_stream_pre_and_post_images {
+        spec = spec.change_stream_pre_and_post_images(true);
+    }
+    spec.check()?;
+    Ok(spec)
+}
+
+/// Builds the spec, or panics with the error's message: the infallible
+/// [`crate::collection::Collection::collection_spec`] of a derived root.
+///
+/// # Panics
+/// When [`build`] fails; `mongo-schema generate` and `check` report the same error without
+/// panicking, through [`crate::collection::Collection::try_collection_spec`].
+pub fn build_or_panic<T: MongoSchema + ?Sized>(declared: &Declaration) -> CollectionSpec {
+    match build::<T>(declared) {
+        Ok(spec) => spec,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{SchemaGenerator, object};
+    use bson::doc;
+
+    struct Order;
+    impl MongoSchema for Order {
+        fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
+            let mut s = object();
+            s.properties.insert("userId".into(), String::json_schema(g));
+            s.properties.insert("status".into(), String::json_schema(g));
+            s
+        }
+        fn field_path(path: &[&str]) -> Result<Vec<String>, PathError> {
+            match path {
+                [] => Ok(Vec::new()),
+                ["user_id"] => Ok(vec!["userId".into()]),
+                ["status"] => Ok(vec!["status".into()]),
+                [first, ..] => Err(PathError::new::<Order>(path, first, &["user_id", "status"])),
+            }
+        }
+    }
+
+    const EMPTY: Declaration = Declaration {
+        name: "orders",
+        validator: ValidatorSource::Root,
+        validation_level: None,
+        validation_action: None,
+        indexes: &[],
+        text_fields: &[],
+        shard_key: None,
+        timeseries: None,
+        expire_after_seconds: None,
+        capped: None,
+        clustered_index: false,
+        collation: None,
+        change_stream_pre_and_post_images: false,
+    };
+
+    #[test]
+    fn index_paths_resolve_to_stored_names() {
+        const DECL: Declaration = Declaration {
+            indexes: &[Index {
+                unique: true,
+                partial: Some(r#"{"deleted_at": {"$exists": false}}"#),
+                ..Index::new(&[("user_id", Key::Ascending), ("status", Key::Descending)])
+            }],
+            ..EMPTY
+        };
+        let spec = build::<Order>(&DECL).unwrap();
+        let index = &spec.indexes[0];
+        assert_eq!(index.keys.to_document(), doc! { "userId": 1, "status": -1 });
+        assert_eq!(
+            index.partial_filter_expression,
+            Some(doc! { "deleted_at": { "$exists": false } })
+        );
+        assert!(spec.validator.is_some());
+    }
+
+    #[test]
+    fn misspelled_path_names_the_type_and_the_nearest_field() {
+        const DECL: Declaration = Declaration {
+            indexes: &[Index::new(&[("user_ud", Key::Ascending)])],
+            ..EMPTY
+        };
+        let error = build::<Order>(&DECL).unwrap_err().to_string();
+        assert!(error.contains("orders"), "{error}");
+        assert!(error.contains("user_ud"), "{error}");
+        assert!(error.contains("\"user_id\""), "{error}");
+    }
+
+    #[test]
+    fn variant_index_is_scoped_by_its_discriminator() {
+        const DECL: Declaration = Declaration {
+            indexes: &[Index {
+                unique: true,
+                variant: Some(("type", "BOOK")),
+                ..Index::new(&[("status", Key::Ascending)])
+            }],
+            ..EMPTY
+        };
+        let spec = build::<Order>(&DECL).unwrap();
+        assert_eq!(
+            spec.indexes[0].partial_filter_expression,
+            Some(doc! { "type": "BOOK" })
+        );
+    }
+
+    #[test]
+    fn text_fields_make_one_text_index_with_weights() {
+        const DECL: Declaration = Declaration {
+            text_fields: &[("user_id", 10), ("status", 1)],
+            ..EMPTY
+        };
+        let spec = build::<Order>(&DECL).unwrap();
+        assert_eq!(
+            spec.indexes[0].keys.to_document(),
+            doc! { "userId": "text", "status": "text" }
+        );
+        assert_eq!(spec.indexes[0].weights.get("userId"), Some(&10));
+        assert_eq!(spec.indexes[0].weights.get("status"), None);
+    }
+
+    #[test]
+    fn bad_json_option_is_an_error_not_a_panic() {
+        const DECL: Declaration = Declaration {
+            indexes: &[Index {
+                partial: Some("{deleted_at: 1}"),
+                ..Index::new(&[("status", Key::Ascending)])
+            }],
+            ..EMPTY
+        };
+        assert!(matches!(
+            build::<Order>(&DECL),
+            Err(SpecError::InvalidCollection { .. })
+        ));
+    }
+
+    #[test]
+    fn versioned_current_must_write_the_version_field() {
+        const DECL: Declaration = Declaration {
+            validator: ValidatorSource::Versioned {
+                field: "schemaVersion",
+                versions: &[(2, false, object), (1, true, object)],
+            },
+            ..EMPTY
+        };
+        let error = build::<Order>(&DECL).unwrap_err().to_string();
+        assert!(error.contains("schemaVersion"), "{error}");
+    }
+}

@@ -1,0 +1,153 @@
+//! Fixing an unbounded array: a user's `liked_posts` grows forever, so it becomes its own
+//! collection, `likes`, one small document per like.
+
+use bson::oid::ObjectId;
+use bson::{DateTime, Document, doc};
+use mongo_schema::MongoSchema;
+use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::index::{IndexKind, IndexSpec};
+use mongo_schema::lint::lint_collection;
+use serde::{Deserialize, Serialize};
+
+use crate::{Example, json};
+
+/// The anti-pattern: every like in the user document (not declared as a collection here).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+pub struct UserWithLikes {
+    /// The user id.
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    /// Display name.
+    #[mongo(max_length = 100)]
+    pub name: String,
+    /// Millions of ids, eventually.
+    pub liked_posts: Vec<ObjectId>,
+}
+
+/// The user without the array (`users`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+pub struct User {
+    /// The user id.
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    /// Display name.
+    #[mongo(max_length = 100)]
+    pub name: String,
+}
+
+/// One like (`likes`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+pub struct Like {
+    /// The like id.
+    #[serde(rename = "_id")]
+    pub id: ObjectId,
+    /// Who liked.
+    pub user_id: ObjectId,
+    /// What they liked.
+    pub post_id: ObjectId,
+    /// When.
+    pub created_at: DateTime,
+}
+
+impl Collection for User {
+    fn collection_spec() -> CollectionSpec {
+        CollectionSpec::new("users").json_schema(Self::root_schema())
+    }
+}
+
+impl Collection for Like {
+    fn collection_spec() -> CollectionSpec {
+        // One like per user and post; serves "what did this user like".
+        let once = IndexSpec::on::<Like>([
+            ("user_id", IndexKind::Ascending),
+            ("post_id", IndexKind::Ascending),
+        ])
+        .expect("user_id and post_id are fields of Like")
+        .unique(true);
+        // Serves "who liked this post".
+        let by_post = IndexSpec::on::<Like>([("post_id", IndexKind::Ascending)])
+            .expect("post_id is a field of Like");
+        CollectionSpec::new("likes")
+            .json_schema(Self::root_schema())
+            .index(once)
+            .index(by_post)
+    }
+}
+
+/// The example.
+pub const EXAMPLE: Example = Example {
+    name: "unbounded_array",
+    pattern: "fixing an unbounded array (likes)",
+    summary: "`liked_posts: Vec<ObjectId>` in the user grows without limit: towards the 16 MiB \
+              document limit, with every like rewriting a large document. The lint reports it \
+              (unbounded-array). The fix: a `likes` collection, one document per like, with a \
+              unique {user_id, post_id} index; the user document stays small.",
+    collections,
+    explain,
+    drift,
+};
+
+fn collections() -> Vec<CollectionSpec> {
+    vec![User::collection_spec(), Like::collection_spec()]
+}
+
+fn explain() -> String {
+    let before = CollectionSpec::new("users").json_schema(UserWithLikes::root_schema());
+    let findings: Vec<String> = lint_collection(&before, &[])
+        .into_iter()
+        .map(|l| {
+            format!(
+                "  {} {} at {}: {}",
+                l.severity.as_str(),
+                l.kind.as_str(),
+                l.path,
+                l.message
+            )
+        })
+        .collect();
+    let like = doc! {
+        "_id": ObjectId::from_bytes([0x01; 12]),
+        "user_id": ObjectId::from_bytes([0x02; 12]),
+        "post_id": ObjectId::from_bytes([0x03; 12]),
+        "created_at": DateTime::from_millis(1_768_471_200_000),
+    };
+    format!(
+        "The lint of the user with liked_posts embedded:\n{}\n\n\
+         After the fix a like is: db.likes.insertOne({})\n\
+         and unliking: db.likes.deleteOne({})\n",
+        findings.join("\n"),
+        json(&like),
+        json(
+            &doc! { "user_id": ObjectId::from_bytes([0x02; 12]), "post_id": ObjectId::from_bytes([0x03; 12]) }
+        ),
+    )
+}
+
+/// The unique index is missing: a double click stores two likes.
+fn drift() -> Vec<Document> {
+    vec![doc! { "dropIndexes": "likes", "index": "user_id_1_post_id_1" }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mongo_schema::lint::LintKind;
+
+    #[test]
+    fn the_array_is_reported_and_the_fix_is_clean() {
+        let before = CollectionSpec::new("users").json_schema(UserWithLikes::root_schema());
+        let unbounded: Vec<String> = lint_collection(&before, &[])
+            .into_iter()
+            .filter(|l| l.kind == LintKind::UnboundedArray)
+            .map(|l| l.path)
+            .collect();
+        assert_eq!(unbounded, ["liked_posts"]);
+        for spec in collections() {
+            assert!(
+                lint_collection(&spec, &[])
+                    .iter()
+                    .all(|l| l.kind != LintKind::UnboundedArray)
+            );
+        }
+    }
+}

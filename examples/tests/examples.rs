@@ -1,0 +1,172 @@
+//! Every pattern example, run as a user runs it: its explanation, `generate`, `lint` and
+//! `check --catalog live/<name>.json`, each transcript pinned with insta so that a change to
+//! generation shows up in review. The shipped catalogs are what the wire-protocol test server
+//! lists after `apply` created the example's collections and the example's drift commands ran.
+
+use bson::{Bson, Document};
+use mongo_schema::ExtJsonMode;
+use mongo_schema_cli::{Console, Outcome};
+use mongo_schema_examples::{ALL, Example};
+use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
+
+/// Runs the example's binary with `args`; returns the outcome and the transcript.
+fn run(example: &Example, args: &[&str]) -> (Outcome, String) {
+    let mut console = Console::captured("");
+    let mut argv = vec![example.name];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_examples::run(example, argv, &mut console);
+    let text = format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        outcome.code(),
+        console.stdout_text(),
+        console.stderr_text()
+    );
+    (outcome, text)
+}
+
+fn live_path(example: &Example) -> String {
+    format!("live/{}.json", example.name)
+}
+
+#[test]
+fn every_pattern_of_patterns_md_has_an_example() {
+    let names: Vec<&str> = ALL.iter().map(|e| e.name).collect();
+    assert_eq!(names.len(), 14, "PATTERNS.md has fourteen rows");
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len());
+    let manifest = std::fs::read_to_string("Cargo.toml").unwrap();
+    for name in names {
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"\npath = \"{name}.rs\"")),
+            "{name} is not a [[example]] of examples/Cargo.toml"
+        );
+        assert!(std::path::Path::new(&format!("{name}.rs")).exists());
+    }
+}
+
+#[test]
+fn without_arguments_an_example_explains_itself() {
+    for example in ALL {
+        let (outcome, text) = run(example, &[]);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        assert!(text.contains("-- generate"));
+        insta::assert_snapshot!(format!("{}__explain", example.name), text);
+    }
+}
+
+#[test]
+fn generate_prints_each_examples_manifest() {
+    for example in ALL {
+        let (outcome, text) = run(example, &["generate"]);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        insta::assert_snapshot!(format!("{}__generate", example.name), text);
+        // What the example declares is what a manifest reader reads back.
+        let json = text
+            .split("--- stdout\n")
+            .nth(1)
+            .and_then(|rest| rest.split("--- stderr\n").next())
+            .unwrap();
+        let manifest = mongo_schema::manifest::Manifest::from_json(json).unwrap();
+        manifest.check().unwrap();
+        assert_eq!(manifest.collections.len(), (example.collections)().len());
+    }
+}
+
+#[test]
+fn lint_reports_each_examples_findings() {
+    for example in ALL {
+        let (outcome, text) = run(example, &["lint"]);
+        assert_ne!(outcome, Outcome::Failed, "{text}");
+        insta::assert_snapshot!(format!("{}__lint", example.name), text);
+    }
+}
+
+#[test]
+fn check_reports_the_drift_of_each_shipped_catalog() {
+    for example in ALL {
+        let path = live_path(example);
+        let (outcome, text) = run(example, &["check", "--catalog", &path]);
+        assert_eq!(
+            outcome,
+            Outcome::Findings,
+            "{}: the shipped catalog has drift: {text}",
+            example.name
+        );
+        insta::assert_snapshot!(format!("{}__check", example.name), text);
+    }
+}
+
+/// The catalog the test server lists after creating the example's collections with `apply`
+/// and running `commands`, without the random collection uuids.
+fn catalog_after(example: &Example, commands: &[Document]) -> Document {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    let uri = server.uri_with_db("app");
+    let (outcome, text) = run(example, &["apply", "--uri", &uri, "--yes"]);
+    assert_eq!(outcome, Outcome::Clean, "{}: apply: {text}", example.name);
+    for command in commands {
+        let reply = server.execute("app", command.clone());
+        assert_eq!(
+            reply.get("ok").and_then(Bson::as_f64),
+            Some(1.0),
+            "{}: {command} -> {reply}",
+            example.name
+        );
+    }
+    let mut catalog = server.catalog("app");
+    if let Ok(collections) = catalog.get_array_mut("collections") {
+        for entry in collections.iter_mut() {
+            if let Some(info) = entry
+                .as_document_mut()
+                .and_then(|e| e.get_document_mut("info").ok())
+            {
+                info.remove("uuid");
+            }
+        }
+    }
+    catalog
+}
+
+#[test]
+fn shipped_catalogs_are_what_the_server_lists_after_the_drift() {
+    let bless = std::env::var_os("MONGO_SCHEMA_BLESS").is_some();
+    for example in ALL {
+        let catalog = catalog_after(example, &(example.drift)());
+        let text =
+            mongo_schema::manifest::to_json_text(&Bson::Document(catalog), ExtJsonMode::Canonical)
+                + "\n";
+        let path = live_path(example);
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let shipped = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            shipped == text,
+            "{path} is not what the server lists; rerun with MONGO_SCHEMA_BLESS=1 and review the diff"
+        );
+    }
+}
+
+#[test]
+fn applied_declarations_are_in_sync() {
+    for example in ALL {
+        let catalog = catalog_after(example, &[]);
+        let text =
+            mongo_schema::manifest::to_json_text(&Bson::Document(catalog), ExtJsonMode::Canonical);
+        let path = std::env::temp_dir().join(format!(
+            "mongo-schema-examples-{}-{}.json",
+            std::process::id(),
+            example.name
+        ));
+        std::fs::write(&path, text).unwrap();
+        let (outcome, report) = run(example, &["check", "--catalog", path.to_str().unwrap()]);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            outcome,
+            Outcome::Clean,
+            "{}: applied but not in sync: {report}",
+            example.name
+        );
+    }
+}

@@ -112,6 +112,9 @@ impl Index {
     }
 }
 
+/// One stored version: `(value, may_be_absent, schema)`.
+pub type DeclaredVersion = (i64, bool, fn() -> JsonSchema);
+
 /// Which validator the collection gets.
 #[derive(Clone, Copy, Debug)]
 pub enum ValidatorSource {
@@ -124,7 +127,7 @@ pub enum ValidatorSource {
         /// The version field's stored name.
         field: &'static str,
         /// `(value, may_be_absent, schema)`, current first.
-        versions: &'static [(i64, bool, fn() -> JsonSchema)],
+        versions: &'static [DeclaredVersion],
     },
 }
 

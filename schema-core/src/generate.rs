@@ -5,6 +5,22 @@
 //! passes) and *tight* (every value that passes deserializes with bson's deserializer), wherever
 //! `$jsonSchema` can say it. A property is `required` exactly when serde cannot read the type
 //! from a missing field ([`MongoSchema::MAY_BE_ABSENT`]).
+//!
+//! # `#[derive(MongoSchema)]`
+//! The derive (crate `mongo-schema-derive`, re-exported here) honours serde's attributes as
+//! serde applies them and adds `#[mongo(...)]` validation keys; its crate documentation lists
+//! every attribute. Where `$jsonSchema` cannot say what serde does, the validator is as tight
+//! as it can be and the gap is documented:
+//! - recursive types are inlined to `#[mongo(recursion_depth = N)]` levels (default 3), then any
+//!   object (or any value) passes;
+//! - `try_from` checks and custom `serialize_with`/`deserialize_with` functions are opaque: the
+//!   derive asks for `#[mongo(schema_as)]`, `#[mongo(schema_with)]` or `#[mongo(bson_type)]`;
+//! - binary subtypes cannot be pinned (`bson::Uuid` accepts any `binData`);
+//! - date strings are checked by pattern, not calendar (February 30 passes and fails to read),
+//!   and `time`'s tuple form accepts day 366 of a common year;
+//! - serde also reads enum tags written as variant indexes; the validator accepts names only;
+//! - an externally tagged enum or a struct flattening a map cannot read the `_id` the server
+//!   adds, so it cannot be a collection's top-level type.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};

@@ -87,6 +87,10 @@ pub struct CollectionSpec {
     pub indexes: Vec<IndexSpec>,
     /// How the collection is sharded, if it is.
     pub shard_key: Option<ShardKey>,
+    /// Stored array paths declared unbounded on purpose (`#[mongo(unbounded)]`): the
+    /// unbounded-array lint stays silent on them. Not a server option: never in a plan, and
+    /// not part of the manifest.
+    pub acknowledged_unbounded: Vec<String>,
 }
 
 impl CollectionSpec {
@@ -96,6 +100,12 @@ impl CollectionSpec {
             name: name.into(),
             ..CollectionSpec::default()
         }
+    }
+
+    /// Acknowledges that the array at stored `path` may grow without bound.
+    pub fn acknowledge_unbounded(mut self, path: impl Into<String>) -> CollectionSpec {
+        self.acknowledged_unbounded.push(path.into());
+        self
     }
 
     /// Sets the validator.

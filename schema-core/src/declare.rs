@@ -173,6 +173,8 @@ pub struct Declaration {
     pub collation: Option<&'static str>,
     /// `change_stream_pre_and_post_images`.
     pub change_stream_pre_and_post_images: bool,
+    /// Rust paths of arrays acknowledged as unbounded (`#[mongo(unbounded)]`).
+    pub unbounded: &'static [&'static str],
 }
 
 fn path_error(ns: &str, source: PathError) -> SpecError {
@@ -376,6 +378,10 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
     if declared.change_stream_pre_and_post_images {
         spec = spec.change_stream_pre_and_post_images(true);
     }
+    for path in declared.unbounded {
+        let stored = resolve::<T>(ns, path)?;
+        spec = spec.acknowledge_unbounded(stored);
+    }
     spec.check()?;
     Ok(spec)
 }
@@ -431,6 +437,7 @@ mod tests {
         clustered_index: false,
         collation: None,
         change_stream_pre_and_post_images: false,
+        unbounded: &[],
     };
 
     #[test]

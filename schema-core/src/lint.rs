@@ -415,8 +415,9 @@ pub const LOW_CARDINALITY: usize = 4;
 
 /// Runs every model lint over one collection.
 ///
-/// `allow_unbounded` lists the stored array paths acknowledged as unbounded on purpose
-/// (`#[mongo(unbounded)]`); they are not reported.
+/// Arrays acknowledged as unbounded on purpose are not reported: those the declaration lists
+/// (`#[mongo(unbounded)]`, [`CollectionSpec::acknowledged_unbounded`]) and those in
+/// `allow_unbounded` (stored paths, for specs read from a manifest).
 ///
 /// ```
 /// use mongo_schema::collection::CollectionSpec;
@@ -442,7 +443,7 @@ pub fn lint_collection(spec: &CollectionSpec, allow_unbounded: &[String]) -> Vec
     };
     if let Some(schema) = schema {
         for path in unbounded_arrays(schema) {
-            if allow_unbounded.contains(&path) {
+            if allow_unbounded.contains(&path) || spec.acknowledged_unbounded.contains(&path) {
                 continue;
             }
             out.push(finding(

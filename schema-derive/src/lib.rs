@@ -27,7 +27,8 @@
 //! (`fn(&mut SchemaGenerator) -> JsonSchema`), `title`, `description`, `exact`.
 //! Container: `title`, `description`, `exact`, `recursion_depth = N`, `bound = "T: ..."`,
 //! `schema_as = "Type"`, `schema_with = path`. Variant: `title`, `description`.
-//! Doc comments become `description`. Bounds apply to the content of an `Option`; a key on a
+//! `bson_type` and `schema_with` replace the field's whole schema (list `null` yourself for an
+//! `Option`). Doc comments become `description`. Bounds apply to the content of an `Option`; a key on a
 //! type with no such notion (`minimum` on a `String`) is a compile error. Reserved for the
 //! collection declaration: `collection`, `index`, `unique`, `ttl`, `text`, `hashed`,
 //! `shard_key`, `validation_level`, `validation_action`, `timeseries`, `version`, `unbounded`.

@@ -1221,3 +1221,28 @@ fn an_audit_over_its_time_limit_exits_2_naming_the_limit() {
         .collect();
     assert!(sent.iter().all(|ms| *ms == 2000), "{sent:?}");
 }
+
+#[test]
+fn lint_reports_index_and_shard_key_rules_and_honours_allow_unbounded() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-lint2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("events.json");
+    std::fs::write(
+        &manifest,
+        r#"{"collections": [{"name": "events", "options": {"validator": {"$jsonSchema": {
+            "bsonType": "object", "required": ["kind", "created_at"], "properties": {
+            "kind": {"enum": ["click", "view"]}, "created_at": {"bsonType": "date"},
+            "tags": {"bsonType": "array", "items": {"bsonType": "string", "maxLength": 20}}}}}},
+          "indexes": [{"key": {"kind": 1}, "name": "kind_1"}],
+          "shardKey": {"key": {"created_at": 1}}}]}"#,
+    )
+    .unwrap();
+    let path = manifest.to_str().unwrap();
+    let (outcome, text) = run(&["lint", "--manifest", path]);
+    assert_eq!(outcome, Outcome::Clean, "warnings only: {text}");
+    let text = text.replace(dir.to_str().unwrap(), "DIR");
+    insta::assert_snapshot!("lint_rules", text);
+    let (_, text) = run(&["lint", "--manifest", path, "--allow-unbounded", "tags"]);
+    assert!(!text.contains("unbounded-array"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

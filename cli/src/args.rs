@@ -35,7 +35,8 @@ pub enum Command {
     Apply(ApplyArgs),
     /// Count live documents each declared validator would reject. Read-only.
     Audit(AuditArgs),
-    /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB.
+    /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB, weak indexes
+    /// and shard keys.
     Lint(LintArgs),
 }
 
@@ -227,6 +228,9 @@ pub struct LintArgs {
     /// Declared collections.
     #[command(flatten)]
     pub declared: DeclaredArgs,
+    /// A stored array path that is unbounded on purpose (`liked_posts`); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub allow_unbounded: Vec<String>,
     /// Output format (default text).
     #[command(flatten)]
     pub output: OutputArgs<ReportFormat>,

@@ -1,9 +1,10 @@
-//! `lint`: the model lints of `mongo_schema::lint` over each declared validator: arrays with no
-//! upper bound, and documents whose worst-case size passes 16 MiB. Exit 1 when any is an error.
+//! `lint`: the model lints of `mongo_schema::lint` over each declared collection: arrays with no
+//! upper bound, worst-case document size against 16 MiB, low-cardinality index prefixes, unique
+//! indexes not scoped to their variant, monotonically increasing shard keys. Exit 1 on an error.
 
 use mongo_schema::collection::CollectionSpec;
 use mongo_schema::eval;
-use mongo_schema::lint::{self, MAX_BSON_SIZE, SizeBound};
+use mongo_schema::lint;
 
 use crate::args::{LintArgs, ReportFormat};
 use crate::console::Console;
@@ -20,7 +21,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let specs = cmd::declared(&args.declared, linked)?;
-    let findings = findings(&specs);
+    let findings = findings(&specs, &args.allow_unbounded);
     let file = args.declared.manifest.as_deref();
     let text = match args.output.format.unwrap_or(ReportFormat::Text) {
         ReportFormat::Text => render::human::findings(&findings, "lint", console.colour),
@@ -35,19 +36,23 @@ pub fn run(
     })
 }
 
-/// The lint findings of each collection, in collection order.
-pub fn findings(specs: &[CollectionSpec]) -> Vec<Finding> {
+/// The lint findings of each collection, in collection order: every rule of
+/// [`lint::lint_collection`], plus a validator the server would refuse.
+pub fn findings(specs: &[CollectionSpec], allow_unbounded: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     for spec in specs {
-        let Some(validator) = &spec.validator else {
-            continue;
-        };
-        // A validator read from a manifest keeps its `$jsonSchema` as a document; the
-        // evaluator's parser reads it as the server would.
-        let parsed = match &validator.json_schema {
-            Some(schema) => schema.clone(),
-            None => match eval::Validator::from_document(&validator.to_document()) {
-                Ok(compiled) => compiled.schema().clone(),
+        let mut spec = spec.clone();
+        if let Some(validator) = &mut spec.validator
+            && validator.json_schema.is_none()
+        {
+            // A validator read from a manifest keeps its `$jsonSchema` as a document; the
+            // evaluator's parser reads it as the server would, for the lints to walk.
+            match eval::Validator::from_document(&validator.to_document()) {
+                Ok(compiled) if validator.query.contains_key("$jsonSchema") => {
+                    validator.query.remove("$jsonSchema");
+                    validator.json_schema = Some(compiled.schema().clone());
+                }
+                Ok(_) => {}
                 Err(e) => {
                     out.push(Finding {
                         collection: spec.name.clone(),
@@ -58,54 +63,23 @@ pub fn findings(specs: &[CollectionSpec]) -> Vec<Finding> {
                     });
                     continue;
                 }
-            },
-        };
-        let schema = &parsed;
-        for path in lint::unbounded_arrays(schema) {
-            out.push(Finding {
-                collection: spec.name.clone(),
-                severity: Severity::Warning,
-                kind: "unbounded-array".to_owned(),
-                path: path.clone(),
-                message: format!(
-                    "array {} has no maxItems: an array that grows forever approaches the 16 MiB \
-                     document limit and makes every update rewrite a large document",
-                    shown(&path)
-                ),
-            });
+            }
         }
-        match lint::worst_case_size(schema) {
-            SizeBound::Bounded { bytes, dominant } if bytes > MAX_BSON_SIZE => out.push(Finding {
-                collection: spec.name.clone(),
-                severity: Severity::Error,
-                kind: "document-size".to_owned(),
-                path: dominant.clone(),
-                message: format!(
-                    "a document can reach {bytes} bytes, over the {MAX_BSON_SIZE}-byte limit \
-                     (mostly {})",
-                    shown(&dominant)
-                ),
-            }),
-            SizeBound::Unbounded { path } => out.push(Finding {
-                collection: spec.name.clone(),
-                severity: Severity::Note,
-                kind: "document-size".to_owned(),
-                path: path.clone(),
-                message: format!(
-                    "worst-case document size is unbounded (first at {})",
-                    shown(&path)
-                ),
-            }),
-            SizeBound::Bounded { .. } => {}
-        }
+        out.extend(
+            lint::lint_collection(&spec, allow_unbounded)
+                .into_iter()
+                .map(|l| Finding {
+                    collection: l.collection,
+                    severity: match l.severity {
+                        lint::Severity::Note => Severity::Note,
+                        lint::Severity::Warning => Severity::Warning,
+                        lint::Severity::Error => Severity::Error,
+                    },
+                    kind: l.kind.as_str().to_owned(),
+                    path: l.path,
+                    message: l.message,
+                }),
+        );
     }
     out
-}
-
-fn shown(path: &str) -> &str {
-    if path.is_empty() {
-        "the document"
-    } else {
-        path
-    }
 }

@@ -304,8 +304,9 @@ mod tests {
         );
     }
 
-    // Server: update_driver / "Updating the path 'a' would create a conflict at 'a'" (code 40),
-    // raised for the same path or a path and its parent, across operators.
+    // Server: src/mongo/db/update/update_object_node.cpp (UpdateObjectNode::parseAndMerge and its
+    // tests): "Updating the path 'a' would create a conflict at 'a'", ConflictingUpdateOperators
+    // (code 40), for the same path or a path and its prefix, whichever operators hold them.
     #[test]
     fn combine_refuses_paths_the_server_calls_conflicting() {
         let conflict = combine([doc! { "$inc": { "a": 1 } }, doc! { "$set": { "a": 2 } }]);

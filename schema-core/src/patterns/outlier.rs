@@ -245,6 +245,9 @@ mod tests {
     )
     .overflow_limit(100);
 
+    // Manual, "Dot Notation" for arrays: `comments.49` names the 50th element, so
+    // `{"comments.49": {$exists: false}}` matches a post holding fewer than 50 (or none).
+    // The driver test `outlier_guards_select_only_posts_and_batches_with_room` runs it.
     #[test]
     fn embedded_add_is_guarded_by_the_limit_twice() {
         let write = POSTS.add("post_1", doc! { "by": "asha", "text": "nice" });

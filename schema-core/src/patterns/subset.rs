@@ -135,6 +135,9 @@ mod tests {
         "product_id",
     );
 
+    // Manual, $push "Modifiers": whatever their order in the document, the server applies $each,
+    // then $position, then $sort, then $slice; so sorted newest first, `$slice: 10` keeps the
+    // ten newest.
     #[test]
     fn add_inserts_the_review_and_keeps_the_ten_newest_embedded() {
         let at = bson::DateTime::from_millis(1_000);

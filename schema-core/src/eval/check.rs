@@ -3,9 +3,9 @@
 
 use std::cmp::Ordering;
 
-use super::compare::{equal, first_elem};
+use super::compare::equal;
 use super::compile::{
-    ArrRules, Dep, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
+    ArrRules, Bound, Dep, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
 };
 use super::number::{Num, cmp_num, is_multiple};
 use super::pattern::is_match;
@@ -75,15 +75,32 @@ pub(crate) fn within(value: Num, bound: Num, exclusive: bool, is_min: bool) -> b
     }
 }
 
+/// [`within`] with fast paths for the common cases: int against int, double against a bound
+/// that is exactly a double.
+#[inline]
+pub(crate) fn bound_ok(v: Num, b: &Bound, is_min: bool) -> bool {
+    let ord = match (v, b.value, b.exact_f64) {
+        (Num::Int(x), Num::Int(y), _) => x.cmp(&y),
+        (Num::Double(x), _, Some(y)) if !x.is_nan() => x.partial_cmp(&y).expect("neither is NaN"),
+        _ => return within(v, b.value, b.exclusive, is_min),
+    };
+    match (is_min, b.exclusive) {
+        (true, false) => ord != Ordering::Less,
+        (true, true) => ord == Ordering::Greater,
+        (false, false) => ord != Ordering::Greater,
+        (false, true) => ord == Ordering::Less,
+    }
+}
+
 #[inline]
 pub(crate) fn num_ok(r: &NumRules, v: Num) -> bool {
-    if let Some((b, excl)) = r.minimum
-        && !within(v, b, excl, true)
+    if let Some(b) = &r.minimum
+        && !bound_ok(v, b, true)
     {
         return false;
     }
-    if let Some((b, excl)) = r.maximum
-        && !within(v, b, excl, false)
+    if let Some(b) = &r.maximum
+        && !bound_ok(v, b, false)
     {
         return false;
     }
@@ -124,10 +141,21 @@ pub(crate) fn str_ok(r: &StrRules, value: &[u8]) -> bool {
 
 /// Whether `enum` holds a value equal to this one.
 #[inline]
-pub(crate) fn in_enum(members: &[Vec<u8>], t: u8, v: &[u8]) -> Result<bool, Bad> {
-    for m in members {
-        let e = first_elem(m)?;
-        if equal(e.ty, e.value, t, v)? {
+pub(crate) fn in_enum(members: &[(u8, Box<[u8]>)], t: u8, v: &[u8]) -> Result<bool, Bad> {
+    // Same-typed ints, strings, ObjectIds, booleans and dates are equal exactly when their
+    // bytes are; other types (doubles, decimals, documents...) need the value comparison.
+    let bytewise = matches!(
+        t,
+        ty::INT32 | ty::INT64 | ty::STRING | ty::OBJECT_ID | ty::BOOL | ty::DATE
+    );
+    for (mt, mv) in members {
+        if bytewise && *mt == t {
+            if mv.len() == v.len() && mv.iter().zip(v).all(|(a, b)| a == b) {
+                return Ok(true);
+            }
+            continue;
+        }
+        if equal(*mt, mv, t, v)? {
             return Ok(true);
         }
     }
@@ -140,6 +168,9 @@ pub(crate) fn check(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
         && mask & type_bit(t) == 0
     {
         return Ok(false);
+    }
+    if n.only_types {
+        return Ok(true);
     }
     if n.encrypt && !(t == ty::BINARY && v.get(4) == Some(&6)) {
         return Ok(false);
@@ -272,13 +303,17 @@ fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
     let mut seen = Seen::new(r.names.len());
     let mut count = 0u64;
     let mut it = Iter::new(v)?;
+    let mut hint = 0;
     while let Some(e) = it.next_elem()? {
         count += 1;
         let slot = if r.names.is_empty() {
             None
         } else {
-            r.lookup.find(e.name)
+            r.lookup.find(e.name, hint)
         };
+        if let Some(s) = slot {
+            hint = s + 1;
+        }
         let mut named = false;
         if let Some(s) = slot {
             let again = seen.insert(s);

@@ -11,15 +11,23 @@ use super::pattern::{self, Pattern};
 use super::raw::ty;
 use crate::schema::{Additional, BsonType, Dependency, Items, JsonSchema, parse::ParseError};
 
-/// The type bit of an element type byte (MinKey and MaxKey get bits 20 and 21).
+/// The type bit of every element type byte (MinKey and MaxKey get bits 20 and 21).
+const TYPE_BITS: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut t = 1;
+    while t < 20 {
+        table[t] = 1 << t;
+        t += 1;
+    }
+    table[ty::MIN_KEY as usize] = 1 << 20;
+    table[ty::MAX_KEY as usize] = 1 << 21;
+    table
+};
+
+/// The type bit of an element type byte.
 #[inline]
 pub(crate) fn type_bit(t: u8) -> u32 {
-    match t {
-        ty::MIN_KEY => 1 << 20,
-        ty::MAX_KEY => 1 << 21,
-        t if t < 20 => 1 << t,
-        _ => 0,
-    }
+    TYPE_BITS[t as usize]
 }
 
 fn alias_bits(t: BsonType) -> u32 {
@@ -61,19 +69,58 @@ pub enum CompileError {
     Rejected(#[from] ParseError),
 }
 
-/// `enum` members as raw BSON values.
+/// `enum` members as raw BSON values, decoded once.
 #[derive(Debug)]
 pub(crate) struct EnumSet {
-    /// Each member as a `{"": value}` document.
-    pub members: Vec<Vec<u8>>,
+    /// Each member as its element type and value bytes.
+    pub members: Vec<(u8, Box<[u8]>)>,
+}
+
+impl EnumSet {
+    fn new(values: &[bson::Bson]) -> EnumSet {
+        let members = values
+            .iter()
+            .map(|v| {
+                let wrapper = to_raw_value(v);
+                let e =
+                    super::compare::first_elem(&wrapper).expect("a serialized value reads back");
+                (e.ty, e.value.into())
+            })
+            .collect();
+        EnumSet { members }
+    }
 }
 
 /// Number keywords.
 #[derive(Debug)]
 pub(crate) struct NumRules {
-    pub minimum: Option<(Num, bool)>,
-    pub maximum: Option<(Num, bool)>,
+    pub minimum: Option<Bound>,
+    pub maximum: Option<Bound>,
     pub multiple_of: Option<Dec>,
+}
+
+/// A `minimum` or `maximum`, with the bound as an exact `f64` when it has one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bound {
+    pub value: Num,
+    pub exclusive: bool,
+    /// The bound as a double when the conversion is exact (ints below 2^53, doubles).
+    pub exact_f64: Option<f64>,
+}
+
+impl Bound {
+    fn new(value: Num, exclusive: bool) -> Bound {
+        let exact_f64 = match value {
+            Num::Int(i) if i.unsigned_abs() <= 1 << 53 => Some(i as f64),
+            Num::Double(d) if !d.is_nan() => Some(d),
+            _ => None,
+        };
+        Bound {
+            value,
+            exclusive,
+            exact_f64,
+        }
+    }
 }
 
 /// String keywords.
@@ -146,11 +193,26 @@ pub(crate) enum Lookup {
 /// Objects naming more properties than this use a hash map.
 const LINEAR_MAX: usize = 12;
 
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    // Names are short: a plain loop beats a call to memcmp.
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 impl Lookup {
+    /// The slot of `name`; `hint` is tried first (documents usually list fields in the
+    /// schema's order, so the slot after the previous field's is the likely one).
     #[inline]
-    pub(crate) fn find(&self, name: &[u8]) -> Option<usize> {
+    pub(crate) fn find(&self, name: &[u8], hint: usize) -> Option<usize> {
         match self {
-            Lookup::Linear(names) => names.iter().position(|n| **n == *name),
+            Lookup::Linear(names) => {
+                if let Some(n) = names.get(hint)
+                    && same(n, name)
+                {
+                    return Some(hint);
+                }
+                names.iter().position(|n| same(n, name))
+            }
             Lookup::Hashed(map) => map.get(name).map(|&i| i as usize),
         }
     }
@@ -197,6 +259,8 @@ pub(crate) struct Node {
     pub any_of: Vec<Node>,
     pub one_of: Vec<Node>,
     pub not: Option<Box<Node>>,
+    /// Nothing but `type`/`bsonType` (or nothing at all): the fast path stops after the type.
+    pub only_types: bool,
 }
 
 fn pattern_at(p: &str, path: &str) -> Result<Pattern, CompileError> {
@@ -238,19 +302,17 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
         ..Node::default()
     };
     if let Some(values) = &s.enumeration {
-        n.enumeration = Some(EnumSet {
-            members: values.iter().map(to_raw_value).collect(),
-        });
+        n.enumeration = Some(EnumSet::new(values));
     }
     if !root {
         if s.minimum.is_some() || s.maximum.is_some() || s.multiple_of.is_some() {
             n.num = Some(NumRules {
                 minimum: s
                     .minimum
-                    .map(|m| (Num::from_ir(m), s.exclusive_minimum.unwrap_or(false))),
+                    .map(|m| Bound::new(Num::from_ir(m), s.exclusive_minimum.unwrap_or(false))),
                 maximum: s
                     .maximum
-                    .map(|m| (Num::from_ir(m), s.exclusive_maximum.unwrap_or(false))),
+                    .map(|m| Bound::new(Num::from_ir(m), s.exclusive_maximum.unwrap_or(false))),
                 multiple_of: s.multiple_of.map(|m| Num::from_ir(m).to_dec15()),
             });
         }
@@ -314,6 +376,16 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
     if let Some(x) = &s.not {
         n.not = Some(Box::new(compile(x, &join(path, "not"), root)?));
     }
+    n.only_types = !n.encrypt
+        && n.enumeration.is_none()
+        && n.num.is_none()
+        && n.string.is_none()
+        && n.array.is_none()
+        && n.object.is_none()
+        && n.all_of.is_empty()
+        && n.any_of.is_empty()
+        && n.one_of.is_empty()
+        && n.not.is_none();
     Ok(n)
 }
 

@@ -15,11 +15,21 @@ use super::pattern::is_match;
 use super::raw::{Bad, Iter, num_of, str_bytes, ty};
 use crate::schema::{Additional, Dependency, Items, JsonSchema, TypeConstraint};
 
-/// One failure as a path and a sentence.
+/// One failed rule: where, which keyword, and a sentence saying what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Failure {
+pub struct Failure {
+    /// Dotted path of the value (`items.2.qty`), `(document)` for the document itself.
     pub path: String,
+    /// The keyword that failed (`minimum`, `required`, `bsonType`...).
+    pub keyword: &'static str,
+    /// What is wrong, in one line (`0 is less than the minimum 1`).
     pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
 }
 
 /// Collects details and summaries while walking a rejected document.
@@ -102,9 +112,10 @@ fn child_in<'a>(src: &'a Document, key: &str, name: &str) -> &'a Document {
 }
 
 impl Explainer {
-    fn fail(&mut self, path: &str, message: String) {
+    fn fail(&mut self, keyword: &'static str, path: &str, message: String) {
         self.failures.push(Failure {
             path: at(path).to_string(),
+            keyword,
             message,
         });
     }
@@ -145,6 +156,7 @@ impl Explainer {
                 other => other.as_str().unwrap_or_default().to_string(),
             };
             self.fail(
+                name,
                 path,
                 format!("expected type {expected}, found {}", type_alias(t)),
             );
@@ -159,6 +171,7 @@ impl Explainer {
         }
         if n.encrypt && !(t == ty::BINARY && v.get(4) == Some(&6)) {
             self.fail(
+                "encrypt",
                 path,
                 "value is not encrypted (binData subtype 6)".to_string(),
             );
@@ -174,6 +187,7 @@ impl Explainer {
                         let m = s.multiple_of.map(|m| m.to_bson()).unwrap_or(Bson::Null);
                         let value = to_bson(t, v)?;
                         self.fail(
+                            "multipleOf",
                             path,
                             format!("{} is not a multiple of {}", show(&value), show(&m)),
                         );
@@ -185,8 +199,9 @@ impl Explainer {
                         });
                     }
                     for (is_min, bound) in [(false, r.maximum), (true, r.minimum)] {
-                        let Some((b, excl)) = bound else { continue };
-                        if within(x, b, excl, is_min) {
+                        let Some(b) = bound else { continue };
+                        let excl = b.exclusive;
+                        if within(x, b.value, excl, is_min) {
                             continue;
                         }
                         let (key, ex_kw, ir) = if is_min {
@@ -203,6 +218,7 @@ impl Explainer {
                             (false, true) => "not less than the exclusive maximum",
                         };
                         self.fail(
+                            key,
                             path,
                             format!("{} is {relation} {}", show(&value), show(&bound_bson)),
                         );
@@ -228,6 +244,7 @@ impl Explainer {
                         let value = to_bson(t, v)?;
                         let pat = s.pattern.clone().unwrap_or_default();
                         self.fail(
+                            "pattern",
                             path,
                             format!(
                                 "{} does not match the pattern {}",
@@ -253,6 +270,7 @@ impl Explainer {
                             let word = if too { "longer" } else { "shorter" };
                             let which = if too { "maximum" } else { "minimum" };
                             self.fail(
+                                key,
                                 path,
                                 format!(
                                     "{} is {word} than the {which} length {m} ({len} characters)",
@@ -312,6 +330,7 @@ impl Explainer {
                     failed.push(doc! { "index": i as i32, "details": details });
                 }
                 self.fail(
+                    "anyOf",
                     path,
                     format!("matches none of the {} anyOf schemas", list.len()),
                 );
@@ -335,12 +354,14 @@ impl Explainer {
                     failed.push(doc! { "index": i as i32, "details": details });
                 }
                 self.fail(
+                    "oneOf",
                     path,
                     format!("matches none of the {} oneOf schemas", list.len()),
                 );
                 out.push(doc! { "operatorName": "oneOf", "schemasNotSatisfied": failed });
             } else if matching.len() > 1 {
                 self.fail(
+                    "oneOf",
                     path,
                     format!("matches oneOf schemas {matching:?}, but exactly one must match"),
                 );
@@ -354,7 +375,7 @@ impl Explainer {
         if let Some(xn) = &n.not
             && check(xn, t, v)?
         {
-            self.fail(path, "matches the schema given in not".to_string());
+            self.fail("not", path, "matches the schema given in not".to_string());
             out.push(doc! { "operatorName": "not", "reason": "child expression matched" });
         }
         if let (Some(values), Some(e)) = (&s.enumeration, &n.enumeration)
@@ -362,6 +383,7 @@ impl Explainer {
         {
             let value = to_bson(t, v)?;
             self.fail(
+                "enum",
                 path,
                 format!(
                     "{} is not one of the allowed values {}",
@@ -404,6 +426,7 @@ impl Explainer {
                 let word = if too { "more" } else { "fewer" };
                 let which = if too { "maximum" } else { "minimum" };
                 self.fail(
+                    key,
                     path,
                     format!("array has {len} items, {word} than the {which} {m}"),
                 );
@@ -420,7 +443,7 @@ impl Explainer {
             && let Some((i, j)) = first_duplicate(v)?
         {
             let dup = nth(v, j)?;
-            self.fail(path, format!("items {i} and {j} are equal"));
+            self.fail("uniqueItems", path, format!("items {i} and {j} are equal"));
             out.push(doc! {
                 "operatorName": "uniqueItems",
                 "specifiedAs": kw(src, "uniqueItems", Bson::Boolean(true)),
@@ -479,6 +502,7 @@ impl Explainer {
                         _ => match (&r.additional, &s.additional_items) {
                             (Some(Extra::Forbidden), _) => {
                                 self.fail(
+                                    "additionalItems",
                                     &ipath,
                                     "additional item not allowed (additionalItems: false)"
                                         .to_string(),
@@ -554,7 +578,7 @@ impl Explainer {
             let name = String::from_utf8_lossy(e.name).into_owned();
             let fpath = join(path, &name);
             let mut named = false;
-            if let Some(slot) = r.lookup.find(e.name) {
+            if let Some(slot) = r.lookup.find(e.name, 0) {
                 let again = seen.insert(slot);
                 if let (Some(xn), Some((pname, x))) =
                     (r.properties.get(slot), s.properties.get_index(slot))
@@ -590,6 +614,7 @@ impl Explainer {
                 match (&r.additional, &s.additional_properties) {
                     (Some(Extra::Forbidden), _) => {
                         self.fail(
+                            "additionalProperties",
                             &fpath,
                             "property is not allowed (additionalProperties: false)".to_string(),
                         );
@@ -636,7 +661,11 @@ impl Explainer {
         missing.sort_unstable();
         if !missing.is_empty() {
             for m in &missing {
-                self.fail(&join(path, m), "required property is missing".to_string());
+                self.fail(
+                    "required",
+                    &join(path, m),
+                    "required property is missing".to_string(),
+                );
             }
             out.push(doc! {
                 "operatorName": "required",
@@ -653,6 +682,7 @@ impl Explainer {
                 let word = if too { "more" } else { "fewer" };
                 let which = if too { "maximum" } else { "minimum" };
                 self.fail(
+                    key,
                     path,
                     format!("object has {count} properties, {word} than the {which} {m}"),
                 );
@@ -679,6 +709,7 @@ impl Explainer {
                     if !missing.is_empty() {
                         for m in &missing {
                             self.fail(
+                                "dependencies",
                                 &join(path, m),
                                 format!("required because {name} is present"),
                             );

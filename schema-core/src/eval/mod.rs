@@ -63,6 +63,7 @@ mod raw;
 use bson::{Document, RawDocument};
 
 pub use compile::CompileError;
+pub use explain::Failure;
 pub use raw::{MAX_DEPTH, MalformedBson};
 
 use crate::schema::JsonSchema;
@@ -84,6 +85,7 @@ pub struct Validator {
 pub struct Verdict {
     details: Option<Document>,
     summaries: Vec<String>,
+    failures: Vec<Failure>,
 }
 
 impl Verdict {
@@ -104,10 +106,16 @@ impl Verdict {
         &self.summaries
     }
 
+    /// The failures behind [`Verdict::summaries`], with the keyword of each (to rank rules).
+    pub fn failures(&self) -> &[Failure] {
+        &self.failures
+    }
+
     fn valid() -> Verdict {
         Verdict {
             details: None,
             summaries: Vec::new(),
+            failures: Vec::new(),
         }
     }
 }
@@ -183,6 +191,11 @@ impl Validator {
                     "detail": e.reason.clone(),
                 }),
                 summaries: vec![e.to_string()],
+                failures: vec![Failure {
+                    path: "(document)".to_string(),
+                    keyword: "malformed",
+                    message: e.to_string(),
+                }],
             },
         }
     }
@@ -225,11 +238,7 @@ impl Validator {
                 "",
             )
             .map_err(|_| malformed())?;
-        let summaries = explainer
-            .failures
-            .into_iter()
-            .map(|f| format!("{}: {}", f.path, f.message))
-            .collect();
+        let summaries = explainer.failures.iter().map(ToString::to_string).collect();
         // The root schema's title and description sit beside the operator name (5.1+).
         let mut details = bson::doc! { "operatorName": "$jsonSchema" };
         if let Some(t) = &self.schema.title {
@@ -242,6 +251,7 @@ impl Validator {
         Ok(Verdict {
             details: Some(details),
             summaries,
+            failures: explainer.failures,
         })
     }
 }

@@ -111,6 +111,25 @@ pub(crate) fn value_len(t: u8, b: &[u8], at: usize) -> Result<usize, Bad> {
     Ok(n)
 }
 
+/// Position of the first NUL byte, eight bytes at a time (field names end with one).
+#[inline]
+pub(crate) fn nul(s: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= s.len() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&c| c == 0).map(|p| i + p)
+}
+
 /// One element: its type byte, name bytes (no NUL) and value bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Elem<'a> {
@@ -150,7 +169,7 @@ impl<'a> Iter<'a> {
             return Err(Bad);
         }
         let name_start = self.pos + 1;
-        let name_len = match b[name_start..end].iter().position(|&c| c == 0) {
+        let name_len = match nul(&b[name_start..end]) {
             Some(p) => p,
             None => return Err(Bad),
         };
@@ -342,6 +361,22 @@ mod tests {
         }
         assert_eq!(names, ["a", "b", "c"]);
         assert!(check_structure(&bytes).is_ok());
+    }
+
+    #[test]
+    fn nul_finds_the_first_zero_byte_at_any_position() {
+        for len in 0..20 {
+            for at in 0..=len {
+                let mut s = vec![b'x'; len];
+                if at < len {
+                    s[at] = 0;
+                    s.extend_from_slice(&[0, 1]);
+                }
+                let want = s.iter().position(|&c| c == 0);
+                assert_eq!(nul(&s), want, "len {len} at {at}");
+            }
+        }
+        assert_eq!(nul(&[0x80, 0x01, 0xff, 0, 0x80, 0, 0, 0, 0]), Some(3));
     }
 
     #[test]

@@ -170,3 +170,51 @@ fn applied_declarations_are_in_sync() {
         );
     }
 }
+
+#[test]
+fn the_guide_lists_every_example_and_names_only_files_that_exist() {
+    let index = std::fs::read_to_string("../docs/patterns/README.md").unwrap();
+    for example in ALL {
+        assert!(
+            index.contains(&format!("`{}`", example.name)),
+            "docs/patterns/README.md does not list {}",
+            example.name
+        );
+    }
+    let pages = ["../docs", "../docs/patterns"]
+        .into_iter()
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"));
+    for path in pages {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for name in ALL.iter().map(|e| e.name) {
+            for mentioned in [
+                format!("examples/apps/{name}.rs"),
+                format!("examples/live/{name}.json"),
+            ] {
+                if text.contains(&mentioned) {
+                    let local = mentioned.trim_start_matches("examples/");
+                    assert!(
+                        std::path::Path::new(local).exists(),
+                        "{} names {mentioned}, which does not exist",
+                        path.display()
+                    );
+                }
+            }
+        }
+        // Every relative link to another page resolves.
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap_or_default();
+            let target = target.split('#').next().unwrap_or_default();
+            if target.ends_with(".md") && !target.contains("://") {
+                let resolved = path.parent().unwrap().join(target);
+                assert!(
+                    resolved.exists(),
+                    "{} links to {target}, which does not exist",
+                    path.display()
+                );
+            }
+        }
+    }
+}

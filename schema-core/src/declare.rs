@@ -386,6 +386,15 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
     Ok(spec)
 }
 
+/// A JSON object written in an attribute, as a document (the derive checked it is an object).
+///
+/// # Panics
+/// When `text` is not a JSON object that converts to BSON; the derive refuses such attributes
+/// at compile time.
+pub fn json_document(text: &str) -> Document {
+    json("", "filter", text).expect("the derive checked this JSON object when it compiled")
+}
+
 /// Builds the spec, or panics with the error's message: the infallible
 /// [`crate::collection::Collection::collection_spec`] of a derived root.
 ///

@@ -1,7 +1,7 @@
 //! `#[mongo(...)]` attributes into typed structs, and doc comments into descriptions.
 //!
 //! Every key lives in one table, [`KEYS`], with where it may appear and what value it takes;
-//! the collection-level keys are reserved there for the collection declaration.
+//! the collection declaration's keys are listed there too, and read by `collection.rs`.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -35,7 +35,7 @@ enum Kind {
     Flag,
     /// `key = path::to::function` or `key = "path::to::function"`
     Path,
-    /// Reserved for the collection declaration (issue: collections); not read here.
+    /// The collection declaration's (`collection.rs`); not read here.
     Reserved,
 }
 
@@ -60,18 +60,25 @@ const KEYS: &[(&str, u8, Kind)] = &[
     ("exact", C | F, Kind::Flag),
     ("recursion_depth", C, Kind::Count),
     ("bound", C, Kind::Str),
-    // Collection-level keys: reserved for the collection declaration, which adds them here.
+    // The collection declaration's keys: read by `collection.rs`, skipped here where they apply.
     ("collection", C, Kind::Reserved),
-    ("index", C | F, Kind::Reserved),
+    ("validator", C, Kind::Reserved),
+    ("validation_level", C, Kind::Reserved),
+    ("validation_action", C, Kind::Reserved),
+    ("index", C | V | F, Kind::Reserved),
+    ("shard_key", C, Kind::Reserved),
+    ("timeseries", C, Kind::Reserved),
+    ("expire_after_seconds", C, Kind::Reserved),
+    ("capped", C, Kind::Reserved),
+    ("clustered_index", C, Kind::Reserved),
+    ("collation", C, Kind::Reserved),
+    ("change_stream_pre_and_post_images", C, Kind::Reserved),
+    ("version", C, Kind::Reserved),
+    ("query", C, Kind::Reserved),
     ("unique", F, Kind::Reserved),
     ("ttl", F, Kind::Reserved),
     ("text", F, Kind::Reserved),
     ("hashed", F, Kind::Reserved),
-    ("shard_key", C, Kind::Reserved),
-    ("validation_level", C, Kind::Reserved),
-    ("validation_action", C, Kind::Reserved),
-    ("timeseries", C, Kind::Reserved),
-    ("version", C, Kind::Reserved),
     ("unbounded", F, Kind::Reserved),
 ];
 
@@ -212,15 +219,9 @@ fn read_key(errors: &Errors, meta: &ParseNestedMeta<'_>, place: Place, out: &mut
         skip_value(meta);
         return;
     };
-    if kind == Kind::Reserved {
-        errors.at(
-            key_span,
-            format!(
-                "`{key}` is reserved for the collection declaration, which this version of \
-                 #[derive(MongoSchema)] does not read yet; remove it for now"
-            ),
-        );
-        skip_value(meta);
+    if kind == Kind::Reserved && allowed & mask != 0 {
+        // The collection declaration's key, read by `collection.rs`.
+        crate::collection::skip(meta);
         return;
     }
     if allowed & mask == 0 {

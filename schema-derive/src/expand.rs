@@ -6,20 +6,31 @@ use quote::{ToTokens, quote, quote_spanned};
 
 use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
 use crate::errors::Errors;
-use crate::{check, fallback};
+use crate::{check, collection, fallback};
 
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let errors = Errors::new();
     let container = Container::from_ast(&errors, input);
+    let mut declaration = None;
     if let Some(c) = &container {
         check::container(&errors, c);
+        declaration = collection::Declaration::from_ast(&errors, input, c);
     }
     match (errors.finish(), container) {
-        (Ok(()), Some(c)) => expand(&c),
+        (Ok(()), Some(c)) => {
+            let mut out = expand(&c);
+            if let Some(d) = &declaration {
+                out.extend(d.expand(&c));
+            }
+            out
+        }
         (Ok(()), None) => fallback::stub(input),
         (Err(e), _) => {
             let mut out = e.to_compile_error();
             out.extend(fallback::stub(input));
+            if collection::is_declared(input) {
+                out.extend(collection::stub(input));
+            }
             out
         }
     }

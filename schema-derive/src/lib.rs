@@ -48,6 +48,7 @@
 mod ast;
 mod attr;
 mod check;
+mod collection;
 mod errors;
 mod expand;
 mod fallback;

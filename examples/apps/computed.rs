@@ -165,7 +165,12 @@ fn explain() -> String {
         .record_pipeline(4)
         .expect("4 is a number")
         .expect("RATINGS stores an average");
-    let undo = RATINGS.unrecord(4).expect("4 is a number");
+    // The products here store the average, so a removal goes through the pipeline form too
+    // (`RATINGS.unrecord(4)` is the operator form, for parents that keep only count and sum).
+    let undo = RATINGS
+        .unrecord_pipeline(4)
+        .expect("4 is a number")
+        .expect("RATINGS stores an average");
     let total: Decimal128 = "129.49".parse().expect("a decimal literal");
     let order = doc! {
         "_id": ObjectId::from_bytes([0x44; 12]),
@@ -196,7 +201,7 @@ fn explain() -> String {
         json(&counter.filter),
         json_list(&stored),
         json(&counter.filter),
-        json(&undo),
+        json_list(&undo),
         spent.collection,
         json(&spent.filter),
         json(&spent.update),

@@ -4,8 +4,9 @@
 //!
 //! An average has no update operator. Either keep `sum` and `count` and divide when reading
 //! ([`ComputedSpec::average_expression`]; combine the `$inc` with other operators through
-//! [`super::combine`]), or store it with a pipeline update ([`ComputedSpec::record_pipeline`])
-//! when it must be indexed or sorted on, at the price of a pipeline-form write.
+//! [`super::combine`]), or store it with a pipeline update ([`ComputedSpec::record_pipeline`],
+//! [`ComputedSpec::unrecord_pipeline`]) when it must be indexed or sorted on, at the price of a
+//! pipeline-form write.
 
 use bson::{Bson, Document, doc};
 
@@ -158,17 +159,41 @@ impl ComputedSpec {
         &self,
         value: impl Into<Bson>,
     ) -> Result<Option<Vec<Document>>, PatternError> {
-        let (Some(count), Some(sum), Some(average)) = (self.count, self.sum, self.average) else {
-            return Ok(None);
-        };
         let value = number("the summed value", value.into())?;
+        Ok(self.pipeline(Bson::Int32(1), value, false))
+    }
+
+    /// The pipeline update for one child fewer that also stores the average: the count and sum
+    /// go down, and the average becomes `null` when no child is left (no division by zero).
+    /// `None` unless count, sum and average are all kept.
+    ///
+    /// # Errors
+    /// [`PatternError::NotANumber`] when `value` is not a number.
+    pub fn unrecord_pipeline(
+        &self,
+        value: impl Into<Bson>,
+    ) -> Result<Option<Vec<Document>>, PatternError> {
+        let value = negate("the removed value", &value.into())?;
+        Ok(self.pipeline(Bson::Int32(-1), value, true))
+    }
+
+    fn pipeline(&self, one: Bson, value: Bson, may_empty: bool) -> Option<Vec<Document>> {
+        let (count, sum, average) = (self.count?, self.sum?, self.average?);
         let add = |path: &str, delta: Bson| {
             doc! { "$add": [{ "$ifNull": [format!("${path}"), 0] }, delta] }
         };
-        Ok(Some(vec![
-            doc! { "$set": { count: add(count, Bson::Int32(1)), sum: add(sum, value) } },
-            doc! { "$set": { average: { "$divide": [format!("${sum}"), format!("${count}")] } } },
-        ]))
+        let divide = doc! { "$divide": [format!("${sum}"), format!("${count}")] };
+        let average_value = if may_empty {
+            Bson::Document(doc! {
+                "$cond": [{ "$gt": [format!("${count}"), 0] }, divide, Bson::Null],
+            })
+        } else {
+            Bson::Document(divide)
+        };
+        Some(vec![
+            doc! { "$set": { count: add(count, one), sum: add(sum, value) } },
+            doc! { "$set": { average: average_value } },
+        ])
     }
 
     /// The aggregation recomputing one parent's values from the source collection (to repair
@@ -326,6 +351,24 @@ mod tests {
             ])
         );
         assert_eq!(SPENT.record_pipeline(1).unwrap(), None);
+        assert_eq!(
+            RATINGS.unrecord_pipeline(5).unwrap(),
+            Some(vec![
+                doc! { "$set": {
+                    "review_count": { "$add": [{ "$ifNull": ["$review_count", 0] }, -1] },
+                    "rating_sum": { "$add": [{ "$ifNull": ["$rating_sum", 0] }, -5] },
+                } },
+                doc! { "$set": { "average_rating": { "$cond": [
+                    { "$gt": ["$review_count", 0] },
+                    { "$divide": ["$rating_sum", "$review_count"] },
+                    Bson::Null,
+                ] } } },
+            ])
+        );
+        assert!(matches!(
+            RATINGS.unrecord_pipeline("5"),
+            Err(PatternError::NotANumber { .. })
+        ));
     }
 
     #[test]

@@ -232,12 +232,11 @@ fn mutate(doc: Document, m: &Mutation) -> Document {
         }
         // Rename a field to a near name.
         _ => {
-            if let Some((Seg::Key(k), init)) = path.split_last() {
-                if let Some(Bson::Document(d)) = parent(&mut root, init) {
-                    if let Some(v) = d.remove(k) {
-                        d.insert(format!("{k}_"), v);
-                    }
-                }
+            if let Some((Seg::Key(k), init)) = path.split_last()
+                && let Some(Bson::Document(d)) = parent(&mut root, init)
+                && let Some(v) = d.remove(k)
+            {
+                d.insert(format!("{k}_"), v);
             }
         }
     }

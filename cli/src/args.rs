@@ -35,6 +35,9 @@ pub enum Command {
     Apply(ApplyArgs),
     /// Count live documents each declared validator would reject. Read-only.
     Audit(AuditArgs),
+    /// Check exported documents (mongodump, mongoexport) against a `$jsonSchema`, offline;
+    /// exit 1 when some are rejected.
+    Validate(crate::cmd::validate::ValidateArgs),
     /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB, weak indexes
     /// and shard keys.
     Lint(LintArgs),

@@ -8,8 +8,10 @@ pub mod generate;
 pub mod lint;
 pub mod plan;
 pub mod snapshot;
+pub mod validate;
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use mongo_schema::collection::CollectionSpec;
@@ -40,6 +42,12 @@ pub fn run(
         Command::Check(args) => check::run(args, linked, console),
         Command::Plan(args) => plan::run(args, linked, console),
         Command::Apply(args) => apply::run(args, linked, console),
+        // `validate` writes to the process's own stdout and stderr and gives its exit code.
+        Command::Validate(args) => Ok(match validate::run(args)? {
+            code if code == ExitCode::SUCCESS => Outcome::Clean,
+            code if code == ExitCode::from(1) => Outcome::Findings,
+            _ => Outcome::Failed,
+        }),
     }
 }
 
@@ -50,7 +58,7 @@ fn connection_string(command: &Command) -> Option<&str> {
         Command::Check(args) => args.live.connect.uri.as_deref(),
         Command::Plan(args) => args.live.connect.uri.as_deref(),
         Command::Apply(args) => args.connect.uri.as_deref(),
-        Command::Generate(_) | Command::Lint(_) => None,
+        Command::Generate(_) | Command::Lint(_) | Command::Validate(_) => None,
     }
 }
 

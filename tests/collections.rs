@@ -73,9 +73,15 @@ fn index_paths_resolve_through_renames_embedded_documents_and_arrays() {
             doc! { "items.stockKeepingUnit": 1 },
         ]
     );
-    assert_eq!(spec.indexes[0].effective_name(), "user_id_1_status_1_created_at_-1");
+    assert_eq!(
+        spec.indexes[0].effective_name(),
+        "user_id_1_status_1_created_at_-1"
+    );
     assert_eq!(spec.indexes[2].effective_name(), "by_sku");
-    assert_eq!(spec.validator.unwrap().json_schema, Some(Order::root_schema()));
+    assert_eq!(
+        spec.validator.unwrap().json_schema,
+        Some(Order::root_schema())
+    );
 }
 
 #[test]
@@ -101,11 +107,7 @@ fn declared_queries_are_registered_with_stored_names() {
 #[mongo(
     collection = "users",
     validation_level = "strict",
-    index(
-        keys(email),
-        unique,
-        partial = r#"{"deleted_at": {"$exists": false}}"#
-    )
+    index(keys(email), unique, partial = r#"{"deleted_at": {"$exists": false}}"#)
 )]
 struct User {
     #[mongo(pattern = r"^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$")]
@@ -165,7 +167,10 @@ struct Article {
 #[test]
 fn text_shorthands_make_one_weighted_text_index() {
     let spec = Article::collection_spec();
-    assert_eq!(keys(&spec), vec![doc! { "title": "text", "content": "text" }]);
+    assert_eq!(
+        keys(&spec),
+        vec![doc! { "title": "text", "content": "text" }]
+    );
     assert_eq!(spec.indexes[0].weights.get("title"), Some(&10));
     insta::assert_json_snapshot!(manifest_json(spec));
 }
@@ -221,7 +226,11 @@ fn hashed_shard_key_is_declared_and_not_linted() {
 #[mongo(collection = "catalog", index(keys(title)))]
 enum CatalogItem {
     #[mongo(index(keys(isbn), unique))]
-    Book { title: String, isbn: String, pages: u32 },
+    Book {
+        title: String,
+        isbn: String,
+        pages: u32,
+    },
     Course {
         title: String,
         #[serde(rename = "durationHrs")]

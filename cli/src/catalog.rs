@@ -82,7 +82,8 @@ impl Catalog {
                         if !doc.contains_key("key") && !doc.contains_key("spec") {
                             bail!("at {at}[{i}]: an index needs \"key\"");
                         }
-                        docs.push(doc);
+                        // A capture made with includeIndexBuildInfo wraps finished indexes too.
+                        docs.push(unwrap_finished(doc));
                     }
                     indexes.insert(name, docs);
                 }
@@ -486,6 +487,20 @@ mod tests {
         );
         let again = Catalog::from_extjson(&catalog.to_extjson()).unwrap();
         assert_eq!(again, catalog);
+    }
+
+    #[test]
+    fn finished_indexes_wrapped_by_include_index_build_info_are_unwrapped() {
+        let text = r#"{"collections": [{"name": "c"}], "indexes": {"c": [
+            {"spec": {"v": 2, "key": {"a": 1}, "name": "a_1"}},
+            {"spec": {"v": 2, "key": {"b": 1}, "name": "b_1"}, "indexBuildInfo": {"opid": 7}}
+        ]}}"#;
+        let catalog = Catalog::from_extjson(text).unwrap();
+        assert_eq!(
+            catalog.indexes_of("c")[0],
+            doc! {"v": 2, "key": {"a": 1}, "name": "a_1"}
+        );
+        assert!(catalog.indexes_of("c")[1].contains_key("indexBuildInfo"));
     }
 
     #[test]

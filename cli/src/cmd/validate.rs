@@ -49,12 +49,25 @@ pub enum ValidateFormat {
     Jsonl,
 }
 
-/// Runs `validate`: exit 0 when every document is valid, 1 when some are not.
+/// Runs `validate`, writing the report to stdout: exit 0 when every document is valid, 1 when
+/// some are not.
 ///
 /// # Errors
 /// An unreadable or rejected schema, an unreadable input, or malformed input (the message names
 /// the file, the line or byte offset, and how many documents were read before): exit 2.
 pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let code = run_to(args, &mut out)?;
+    out.flush()?;
+    Ok(code)
+}
+
+/// [`run`], writing the report to `out` (notes and progress still go to stderr).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_to(args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<ExitCode> {
     let validator = load_schema(&args.schema)?;
     if !validator.not_evaluated().is_empty() {
         eprintln!(
@@ -71,8 +84,6 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .max(1);
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::new(args.examples);
     let mut progress = Progress::new(std::io::stderr().is_terminal());
     for input in &inputs {
@@ -83,14 +94,13 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
             args.format,
             &mut tally,
             &mut progress,
-            &mut out,
+            out,
         )?;
     }
     progress.finish();
     if args.format == ValidateFormat::Summary {
-        tally.write_summary(&mut out)?;
+        tally.write_summary(out)?;
     }
-    out.flush()?;
     Ok(if tally.invalid == 0 {
         ExitCode::SUCCESS
     } else {

@@ -44,8 +44,20 @@
 //! `additionalItems: false` forbids every element. A field that appears twice is checked against
 //! `properties` at its first occurrence, as the server reads it.
 //!
-//! Patterns: see the `pattern` module notes: PCRE2 in UTF mode with no flags, as the server
-//! compiles `$jsonSchema` patterns since 6.1; every pattern PCRE2 accepts is supported.
+//! Patterns (`pattern`, `patternProperties` names) run on PCRE2, the engine the server uses since
+//! 6.1, compiled with the options the server uses for `$jsonSchema` (`PCRE2_UTF`, no flags):
+//! unanchored and case-sensitive; `$` also matches before a final newline; `.` does not match
+//! `\n`; `\d`, `\w`, `\s` and POSIX classes are ASCII-only (no `PCRE2_UCP`); inline flags
+//! (`(?i)`, `(?s)`, `(?m)`, `(?x)`), lookaround, backreferences, atomic groups, possessive and
+//! lazy quantifiers and `\p{..}` properties all work. Every pattern PCRE2 accepts is supported;
+//! one it rejects (or one holding a NUL byte) is a [`ParseError`] with its path. A subject that is
+//! not valid UTF-8 never matches. Anchored patterns made of classes and counted quantifiers
+//! (`^[A-Z]{3}-[0-9]{4}$`) also get a backtracking-free matcher for ASCII subjects, used only
+//! where it provably gives PCRE2's answer.
+//!
+//! Limits: nesting deeper than [`MAX_DEPTH`] (100, the server's limit for stored documents) is
+//! malformed for [`Validator::validate_bytes`]; `encrypt` checks the binData subtype (6), not the
+//! encrypted payload's inner type.
 //!
 //! Numbers: int/long/double comparisons are exact; decimal128 is decoded from its bits and
 //! compared exactly with ints, longs and other decimals; a double meets a decimal after rounding

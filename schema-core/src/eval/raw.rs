@@ -150,9 +150,11 @@ impl<'a> Iter<'a> {
     #[inline]
     pub(crate) fn new(bytes: &'a [u8]) -> Result<Iter<'a>, Bad> {
         let n = read_i32(bytes, 0)?;
-        if n < 5 || n as usize != bytes.len() || bytes[bytes.len() - 1] != 0 {
+        if n < 5 || n as usize != bytes.len() {
             return Err(Bad);
         }
+        // The terminating NUL is checked when iteration reaches it: reading it here would touch
+        // the document's last cache line before its first.
         Ok(Iter { bytes, pos: 4 })
     }
 
@@ -162,7 +164,11 @@ impl<'a> Iter<'a> {
         let b = self.bytes;
         let end = b.len() - 1;
         if self.pos >= end {
-            return Ok(None);
+            return if self.pos == end && b[end] == 0 {
+                Ok(None)
+            } else {
+                Err(Bad)
+            };
         }
         let t = b[self.pos];
         if t == 0 {

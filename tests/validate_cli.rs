@@ -1,0 +1,236 @@
+//! `mongo-schema validate`: inputs, output shapes, exit codes and malformed input, through the
+//! command's own entry point (`cmd::validate::run_to`), as issue 3 item 4 describes it.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bson::{RawDocumentBuf, doc};
+use mongo_schema_cli::cmd::validate::{ValidateArgs, ValidateFormat, run_to};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("validate-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+const SCHEMA: &str = r#"{"$jsonSchema": {
+  "bsonType": "object",
+  "required": ["name", "items"],
+  "properties": {
+    "name": {"bsonType": "string", "minLength": 2},
+    "items": {"bsonType": "array", "items": {"properties": {"qty": {"bsonType": "int", "minimum": 1}}}}
+  }
+}}"#;
+
+fn args(
+    schema: PathBuf,
+    inputs: Vec<PathBuf>,
+    format: ValidateFormat,
+    threads: usize,
+) -> ValidateArgs {
+    ValidateArgs {
+        schema,
+        inputs,
+        format,
+        threads: Some(threads),
+        examples: 2,
+    }
+}
+
+/// The exit code (or the error with its context chain) and what went to the output.
+fn run(a: &ValidateArgs) -> (Result<ExitCode, String>, String) {
+    let mut out = Vec::new();
+    let code = run_to(a, &mut out).map_err(|e| format!("{e:#}"));
+    (code, String::from_utf8(out).unwrap())
+}
+
+fn bson_file(docs: &[bson::Document]) -> Vec<u8> {
+    docs.iter()
+        .flat_map(|d| RawDocumentBuf::try_from(d).unwrap().as_bytes().to_vec())
+        .collect()
+}
+
+#[test]
+fn jsonl_prints_one_line_per_document_with_server_shaped_errors() {
+    let d = dir("jsonl");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(
+        &d,
+        "orders.jsonl",
+        b"{\"_id\": 1, \"name\": \"ok\", \"items\": [{\"qty\": 2}]}\n\
+          {\"_id\": {\"$oid\": \"507f1f77bcf86cd799439011\"}, \"name\": \"bad\", \"items\": [{\"qty\": 2}, {\"qty\": 0}]}\n",
+    );
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Jsonl, 1));
+    assert_eq!(code.unwrap(), ExitCode::from(1));
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"index": 0, "_id": null, "valid": true})
+    );
+    assert_eq!(lines[1]["index"], 1);
+    assert_eq!(lines[1]["valid"], false);
+    assert_eq!(
+        lines[1]["_id"],
+        serde_json::json!({"$oid": "507f1f77bcf86cd799439011"})
+    );
+    assert_eq!(lines[1]["errors"][0]["operatorName"], "properties");
+    assert_eq!(
+        lines[1]["summaries"],
+        serde_json::json!(["items.1.qty: 0 is less than the minimum 1"])
+    );
+}
+
+#[test]
+fn summary_ranks_failing_rules_with_example_ids() {
+    let d = dir("summary");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let docs: Vec<bson::Document> = (0..10)
+        .map(|i| {
+            if i % 3 == 0 {
+                doc! { "_id": i, "name": "x", "items": [] }
+            } else if i % 3 == 1 {
+                doc! { "_id": i, "items": [] }
+            } else {
+                doc! { "_id": i, "name": "fine", "items": [{ "qty": 3 }] }
+            }
+        })
+        .collect();
+    let input = write(&d, "dump.bson", &bson_file(&docs));
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Summary, 2));
+    assert_eq!(code.unwrap(), ExitCode::from(1));
+    assert!(
+        out.starts_with("documents: 10  valid: 3  invalid: 7"),
+        "{out}"
+    );
+    let minlength = out.find("name (minLength)").expect("minLength rule listed");
+    let required = out.find("name (required)").expect("required rule listed");
+    assert!(
+        minlength < required,
+        "4 minLength failures rank above 3 required: {out}"
+    );
+    assert!(out.contains("e.g. 0, 3"), "{out}");
+}
+
+#[test]
+fn every_document_valid_exits_zero_and_json_arrays_are_read() {
+    let d = dir("zero");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(
+        &d,
+        "docs.json",
+        b"[{\"name\": \"ab\", \"items\": []}, {\"name\": \"cd\", \"items\": [{\"qty\": {\"$numberInt\": \"1\"}}]}]",
+    );
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Summary, 2));
+    assert_eq!(code.unwrap(), ExitCode::SUCCESS);
+    assert!(
+        out.starts_with("documents: 2  valid: 2  invalid: 0"),
+        "{out}"
+    );
+}
+
+#[test]
+fn threads_keep_input_order() {
+    let d = dir("order");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let docs: Vec<bson::Document> = (0..20_000)
+        .map(|i| doc! { "_id": i, "name": if i % 7 == 0 { "x" } else { "ok" }, "items": [] })
+        .collect();
+    let input = write(&d, "many.bson", &bson_file(&docs));
+    let (c1, one) = run(&args(
+        schema.clone(),
+        vec![input.clone()],
+        ValidateFormat::Jsonl,
+        1,
+    ));
+    let (c2, two) = run(&args(schema, vec![input], ValidateFormat::Jsonl, 2));
+    assert_eq!(c1.unwrap(), ExitCode::from(1));
+    assert_eq!(c2.unwrap(), ExitCode::from(1));
+    assert_eq!(one, two);
+    assert_eq!(one.lines().count(), 20_000);
+}
+
+#[test]
+fn truncated_and_corrupt_bson_say_where_they_broke() {
+    let d = dir("broken");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let docs: Vec<bson::Document> = (0..3)
+        .map(|i| doc! { "_id": i, "name": "ok", "items": [] })
+        .collect();
+    let bytes = bson_file(&docs);
+    let one = bytes.len() / 3;
+
+    let cut = write(&d, "cut.bson", &bytes[..bytes.len() - 5]);
+    let e = run(&args(schema.clone(), vec![cut], ValidateFormat::Summary, 2))
+        .0
+        .unwrap_err();
+    assert!(
+        e.contains("cut.bson") && e.contains("truncated") && e.contains("2 documents read before"),
+        "{e}"
+    );
+
+    let mut corrupt = bytes.clone();
+    corrupt[one + 4] = 0x42; // the second document's first element type
+    let bad = write(&d, "corrupt.bson", &corrupt);
+    let e = run(&args(schema.clone(), vec![bad], ValidateFormat::Summary, 2))
+        .0
+        .unwrap_err();
+    assert!(
+        e.contains(&format!("byte {}", one + 4)) && e.contains("1 documents read before"),
+        "{e}"
+    );
+
+    let mut lying = bytes;
+    lying[0] = 0xff;
+    lying[3] = 0x7f;
+    let bad = write(&d, "lying.bson", &lying);
+    let e = run(&args(schema, vec![bad], ValidateFormat::Summary, 1))
+        .0
+        .unwrap_err();
+    assert!(e.contains("byte 0") && e.contains("not plausible"), "{e}");
+}
+
+#[test]
+fn malformed_json_lines_and_rejected_schemas_are_errors() {
+    let d = dir("json-errors");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(
+        &d,
+        "x.ndjson",
+        b"{\"name\": \"ok\", \"items\": []}\n{\"name\": ]\n",
+    );
+    let e = run(&args(
+        schema,
+        vec![input.clone()],
+        ValidateFormat::Summary,
+        1,
+    ))
+    .0
+    .unwrap_err();
+    assert!(
+        e.contains("x.ndjson: line 2") && e.contains("1 documents read before"),
+        "{e}"
+    );
+
+    let rejected = write(
+        &d,
+        "bad-schema.json",
+        br#"{"$jsonSchema": {"properties": {"a": {"type": "integer"}}}}"#,
+    );
+    let e = run(&args(rejected, vec![input], ValidateFormat::Summary, 1))
+        .0
+        .unwrap_err();
+    assert!(
+        e.contains("properties.a.type") && e.contains("integer"),
+        "{e}"
+    );
+}

@@ -6,7 +6,6 @@ use bson::oid::ObjectId;
 use bson::{Decimal128, Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::patterns::combine;
 use mongo_schema::patterns::computed::ComputedSpec;
 use serde::{Deserialize, Serialize};
@@ -26,8 +25,9 @@ pub const SPENDING: ComputedSpec = ComputedSpec::new("users", "orders", "custome
     .count("order_count")
     .sum("total_spent");
 
-/// A product with its rating summary (`products`).
+/// A product with its rating summary (`products`); "top rated" sorts on the stored average.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "products", index(keys(average_rating = -1)))]
 pub struct Product {
     /// The product id.
     #[serde(rename = "_id")]
@@ -48,11 +48,13 @@ pub struct Product {
 
 /// A review (`reviews`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "reviews")]
 pub struct Review {
     /// The review id.
     #[serde(rename = "_id")]
     pub id: ObjectId,
-    /// The product reviewed.
+    /// The product reviewed (indexed: the recompute's `$match`).
+    #[mongo(index)]
     pub product_id: ObjectId,
     /// One to five stars.
     #[mongo(minimum = 1, maximum = 5)]
@@ -71,6 +73,7 @@ pub struct Buyer {
 
 /// An order, reduced to what the computed fields read (`orders`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "orders")]
 pub struct Order {
     /// The order id.
     #[serde(rename = "_id")]
@@ -84,6 +87,7 @@ pub struct Order {
 
 /// A user with their spending (`users`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "users")]
 pub struct User {
     /// The user id.
     #[serde(rename = "_id")]
@@ -96,38 +100,6 @@ pub struct User {
     pub order_count: i64,
     /// Total of the orders (`$inc` by the order's total).
     pub total_spent: Decimal128,
-}
-
-impl Collection for Product {
-    fn collection_spec() -> CollectionSpec {
-        let top_rated = IndexSpec::on::<Product>([("average_rating", IndexKind::Descending)])
-            .expect("average_rating is a field of Product");
-        CollectionSpec::new(RATINGS.collection)
-            .json_schema(Self::root_schema())
-            .index(top_rated)
-    }
-}
-
-impl Collection for Review {
-    fn collection_spec() -> CollectionSpec {
-        let by_product = IndexSpec::on::<Review>([("product_id", IndexKind::Ascending)])
-            .expect("product_id is a field of Review");
-        CollectionSpec::new(RATINGS.source)
-            .json_schema(Self::root_schema())
-            .index(by_product)
-    }
-}
-
-impl Collection for Order {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new(SPENDING.source).json_schema(Self::root_schema())
-    }
-}
-
-impl Collection for User {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new(SPENDING.collection).json_schema(Self::root_schema())
-    }
 }
 
 /// The example.

@@ -26,6 +26,7 @@ pub struct Address {
 
 /// A user with their addresses embedded (`users`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "users")]
 pub struct User {
     /// The user's id (`u_1`).
     #[serde(rename = "_id")]
@@ -37,12 +38,6 @@ pub struct User {
     /// A user has a few addresses: bounded, so the document stays small.
     #[mongo(max_items = 10)]
     pub addresses: Vec<Address>,
-}
-
-impl Collection for User {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new("users").json_schema(Self::root_schema())
-    }
 }
 
 /// The example.

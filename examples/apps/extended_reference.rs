@@ -6,7 +6,6 @@ use bson::oid::ObjectId;
 use bson::{DateTime, Decimal128, Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::{IndexKind, IndexSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json, verdict};
@@ -55,6 +54,12 @@ pub enum Status {
 
 /// An order (`orders`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "orders",
+    // "My orders with this status, newest first": equality, equality, sort (the ESR rule).
+    index(keys(user_id, status, created_at = -1)),
+    query(name = "my_orders", eq(user_id, status), sort(created_at = -1)),
+)]
 pub struct Order {
     /// The order id.
     #[serde(rename = "_id")]
@@ -73,21 +78,6 @@ pub struct Order {
     pub status: Status,
     /// When it was placed.
     pub created_at: DateTime,
-}
-
-impl Collection for Order {
-    fn collection_spec() -> CollectionSpec {
-        // "My orders with this status, newest first": equality, equality, sort (the ESR rule).
-        let by_user = IndexSpec::on::<Order>([
-            ("user_id", IndexKind::Ascending),
-            ("status", IndexKind::Ascending),
-            ("created_at", IndexKind::Descending),
-        ])
-        .expect("user_id, status and created_at are fields of Order");
-        CollectionSpec::new("orders")
-            .json_schema(Self::root_schema())
-            .index(by_user)
-    }
 }
 
 /// The example.

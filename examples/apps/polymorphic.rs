@@ -6,7 +6,6 @@ use bson::Document;
 use bson::doc;
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::{IndexKind, IndexSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};
@@ -26,8 +25,11 @@ pub enum Level {
 /// One item of the catalog (`catalog`), discriminated by `type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+#[mongo(collection = "catalog", index(keys(title)))]
 pub enum CatalogItem {
-    /// `{_id, type: "BOOK", title, isbn, pages}`.
+    /// `{_id, type: "BOOK", title, isbn, pages}`. The ISBN is unique among books only: the
+    /// index is scoped to the variant (`partialFilterExpression: {type: "BOOK"}`).
+    #[mongo(index(keys(isbn), unique))]
     Book {
         /// The item id.
         #[serde(rename = "_id")]
@@ -63,6 +65,7 @@ pub enum CatalogItem {
 /// the Java class name (`catalog_spring`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 #[serde(tag = "_class")]
+#[mongo(collection = "catalog_spring", index(keys(title)))]
 pub enum SpringCatalogItem {
     /// `{_id, _class: "com.example.catalog.Book", title, isbn, pages}`.
     #[serde(rename = "com.example.catalog.Book")]
@@ -98,30 +101,15 @@ pub enum SpringCatalogItem {
     },
 }
 
-impl Collection for CatalogItem {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new("catalog")
-            .json_schema(Self::root_schema())
-            .index(IndexSpec::new([("title", IndexKind::Ascending)]))
-    }
-}
-
-impl Collection for SpringCatalogItem {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new("catalog_spring")
-            .json_schema(Self::root_schema())
-            .index(IndexSpec::new([("title", IndexKind::Ascending)]))
-    }
-}
-
 /// The example.
 pub const EXAMPLE: Example = Example {
     name: "polymorphic",
     pattern: "polymorphic (catalog)",
     summary: "One collection, two shapes: an internally tagged enum (serde `tag = \"type\"`) \
               becomes a validator with one branch per variant, each pinning its `type`, so a \
-              BOOK with a `level` or a COURSE without `durationHrs` is refused. The shared \
-              `title` has one index serving the catalogue search across both. `catalog_spring` \
+              BOOK without its isbn, a COURSE without `durationHrs` or an unknown type is refused. The shared \
+              `title` has one index serving the catalogue search across both; the books' unique \
+              isbn index is scoped to BOOK by the derive. `catalog_spring` \
               is the same model with Spring Data's `_class` type hint as the discriminator.",
     collections,
     explain,
@@ -167,13 +155,16 @@ fn explain() -> String {
     out
 }
 
-/// Someone made `isbn` unique across the whole collection: courses have no isbn, so the index
-/// is not declared and `check` reports it.
+/// Someone built `isbn` unique across the whole collection (sparse, since courses have none)
+/// instead of scoped to books: `check` reports that the declared index replaces it.
 fn drift() -> Vec<Document> {
-    vec![doc! {
-        "createIndexes": "catalog",
-        "indexes": [{ "key": { "isbn": 1 }, "name": "isbn_1", "unique": true, "sparse": true }],
-    }]
+    vec![
+        doc! { "dropIndexes": "catalog", "index": "isbn_1" },
+        doc! {
+            "createIndexes": "catalog",
+            "indexes": [{ "key": { "isbn": 1 }, "name": "isbn_1", "unique": true, "sparse": true }],
+        },
+    ]
 }
 
 #[cfg(test)]

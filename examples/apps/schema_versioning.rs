@@ -3,18 +3,24 @@
 //! application reads either into the current type, rewrites a document on its next update, and
 //! a background job finds the rest with one filter.
 
-use bson::{Document, RawDocument, doc};
+use bson::{Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::patterns::Update;
-use mongo_schema::version::{self, Version, VersionError, Versioned};
+use mongo_schema::version::Versioned;
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};
 
-/// A user as version 2 stores it (`users`).
+/// A user as version 2 stores it (`users`). The validator accepts version 2 and version 1 (which
+/// may lack the field), each branch pinned to its `schemaVersion`; the derive also implements
+/// `Versioned`, reading a version 1 document through `From<UserV1>`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 #[serde(rename_all = "camelCase")]
+#[mongo(
+    collection = "users",
+    version(field = "schemaVersion", current = 2, previous(UserV1 = 1))
+)]
 pub struct User {
     /// The user id.
     #[serde(rename = "_id")]
@@ -67,20 +73,6 @@ impl From<UserV1> for User {
     }
 }
 
-impl Versioned for User {
-    const FIELD: &'static str = "schemaVersion";
-    const CURRENT: i64 = 2;
-
-    fn from_any_version(document: &RawDocument) -> Result<User, VersionError> {
-        let found = version::version_of(document, Self::FIELD)?;
-        match found {
-            Some(2) => version::read_as::<User>(document, found),
-            Some(1) | None => version::read_as::<UserV1>(document, found).map(User::from),
-            Some(_) => Err(version::unknown(Self::FIELD, found, &[2, 1])),
-        }
-    }
-}
-
 /// The lazy migration: rewrite a document read in an old shape as the current one, only if it
 /// is still old (another writer may have migrated it meanwhile).
 pub fn migrate(user: &User) -> Update {
@@ -94,34 +86,14 @@ pub fn migrate(user: &User) -> Update {
     )
 }
 
-impl Collection for User {
-    fn collection_spec() -> CollectionSpec {
-        let schema = version::versioned(
-            User::FIELD,
-            &[
-                Version {
-                    value: 2,
-                    may_be_absent: false,
-                    schema: User::root_schema(),
-                },
-                Version {
-                    value: 1,
-                    may_be_absent: true,
-                    schema: UserV1::root_schema(),
-                },
-            ],
-        );
-        CollectionSpec::new("users").json_schema(schema)
-    }
-}
-
 /// The example.
 pub const EXAMPLE: Example = Example {
     name: "schema_versioning",
     pattern: "schema versioning (users)",
     summary: "Version 1 stored `name`; version 2 stores `firstName`, `lastName` and \
-              `schemaVersion: 2`. The validator is an anyOf with one branch per version, each \
-              pinning its schemaVersion (version 1 may lack it). Reading goes through \
+              `schemaVersion: 2`. The declaration `version(field = \"schemaVersion\", current = 2, \
+              previous(UserV1 = 1))` makes the validator an anyOf with one branch per version, \
+              each pinning its schemaVersion (version 1 may lack it). Reading goes through \
               `Versioned::from_any_version`, converting with `From<UserV1> for User`, which \
               splits at the first space and keeps a name without one whole. \
               `Versioned::outdated_filter` is the background job's query.",
@@ -176,6 +148,7 @@ fn drift() -> Vec<Document> {
 mod tests {
     use super::*;
     use crate::verdict;
+    use mongo_schema::version::VersionError;
 
     fn read(document: Document) -> Result<User, VersionError> {
         User::from_any_version(&bson::RawDocumentBuf::try_from(&document).unwrap())

@@ -5,14 +5,20 @@ use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec, ShardKey};
-use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::lint::lint_collection;
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};
 
-/// An event (`events`).
+/// An event (`events`), sharded on a hashed `user_id` (with the hashed index supporting the key)
+/// and read per user, newest first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "events",
+    shard_key(keys(user_id = "hashed")),
+    index(keys(user_id = "hashed")),
+    index(keys(user_id, at = -1))
+)]
 pub struct Event {
     /// Grows with time: a bad ranged shard key.
     #[serde(rename = "_id")]
@@ -26,24 +32,6 @@ pub struct Event {
     pub kind: String,
     /// When: grows with time.
     pub at: DateTime,
-}
-
-impl Collection for Event {
-    fn collection_spec() -> CollectionSpec {
-        // The hashed shard key needs a supporting hashed index.
-        let by_user = IndexSpec::on::<Event>([("user_id", IndexKind::Hashed)])
-            .expect("user_id is a field of Event");
-        let timeline = IndexSpec::on::<Event>([
-            ("user_id", IndexKind::Ascending),
-            ("at", IndexKind::Descending),
-        ])
-        .expect("user_id and at are fields of Event");
-        CollectionSpec::new("events")
-            .json_schema(Self::root_schema())
-            .index(by_user)
-            .index(timeline)
-            .shard_key(ShardKey::hashed("user_id"))
-    }
 }
 
 /// The example.

@@ -5,13 +5,20 @@ use bson::oid::ObjectId;
 use bson::{Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::{IndexKind, IndexSpec};
+use mongo_schema::index::IndexSpec;
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};
 
-/// An article (`articles`).
+/// An article (`articles`), searchable by title (weight 10) and content (weight 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "articles",
+    index(
+        keys(title = "text", content = "text"),
+        weights(title = 10, content = 1)
+    )
+)]
 pub struct Article {
     /// The article id.
     #[serde(rename = "_id")]
@@ -28,19 +35,6 @@ pub struct Article {
     /// A few tags.
     #[mongo(max_items = 20)]
     pub tags: Vec<String>,
-}
-
-impl Collection for Article {
-    fn collection_spec() -> CollectionSpec {
-        let search =
-            IndexSpec::on::<Article>([("title", IndexKind::Text), ("content", IndexKind::Text)])
-                .expect("title and content are fields of Article")
-                .weight("title", 10)
-                .weight("content", 1);
-        CollectionSpec::new("articles")
-            .json_schema(Self::root_schema())
-            .index(search)
-    }
 }
 
 /// The example.

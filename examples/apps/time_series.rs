@@ -4,7 +4,7 @@
 
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec, Granularity, TimeseriesOptions};
+use mongo_schema::collection::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json, json_list};
@@ -12,8 +12,14 @@ use crate::{Example, json, json_list};
 /// Ninety days, the seed's TTL.
 pub const RETENTION_SECONDS: i64 = 90 * 24 * 3600;
 
-/// One measurement, as the application inserts it (`sensor_readings`).
+/// One measurement, as the application inserts it (`sensor_readings`). No validator: time-series
+/// collections refuse one (InvalidOptions, 72), and the declaration leaves it out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "sensor_readings",
+    timeseries(time_field = timestamp, meta_field = sensor_id, granularity = "minutes"),
+    expire_after_seconds = 7776000
+)]
 pub struct SensorReading {
     /// The time field.
     pub timestamp: DateTime,
@@ -21,19 +27,6 @@ pub struct SensorReading {
     pub sensor_id: String,
     /// Degrees Celsius.
     pub temperature: f64,
-}
-
-impl Collection for SensorReading {
-    fn collection_spec() -> CollectionSpec {
-        // No `.json_schema(...)`: time-series collections refuse validators (InvalidOptions, 72).
-        CollectionSpec::new("sensor_readings")
-            .timeseries(
-                TimeseriesOptions::new("timestamp")
-                    .meta_field("sensor_id")
-                    .granularity(Granularity::Minutes),
-            )
-            .expire_after_seconds(RETENTION_SECONDS)
-    }
 }
 
 /// The example.

@@ -5,7 +5,7 @@
 use bson::oid::ObjectId;
 use bson::{Decimal128, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec, ValidationAction, ValidationLevel};
+use mongo_schema::collection::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use super::extended_reference::{Customer, Item, Status};
@@ -13,6 +13,11 @@ use crate::{Example, json};
 
 /// An order (`orders`): what it must have is what serde always writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "orders",
+    validation_level = "strict",
+    validation_action = "error"
+)]
 pub struct Order {
     /// Assigned by the server when absent.
     #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -27,15 +32,6 @@ pub struct Order {
     /// Filled in at checkout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<Decimal128>,
-}
-
-impl Collection for Order {
-    fn collection_spec() -> CollectionSpec {
-        CollectionSpec::new("orders")
-            .json_schema(Self::root_schema())
-            .validation_level(ValidationLevel::Strict)
-            .validation_action(ValidationAction::Error)
-    }
 }
 
 /// The seed's validator, written by hand.

@@ -5,8 +5,8 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec, ValidationAction};
-use mongo_schema::index::{IndexKind, IndexSpec};
+use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::index::IndexSpec;
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};
@@ -23,8 +23,13 @@ pub enum Role {
     Moderator,
 }
 
-/// A user (`users`).
+/// A user (`users`). The email is unique among accounts not soft-deleted.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "users",
+    validation_action = "error",
+    index(keys(email), unique, partial = r#"{"deleted_at": {"$exists": false}}"#)
+)]
 pub struct User {
     /// Assigned by the server when absent.
     #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -50,19 +55,6 @@ pub struct User {
     /// Set when the account is soft-deleted; its email may then be reused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deleted_at: Option<DateTime>,
-}
-
-impl Collection for User {
-    fn collection_spec() -> CollectionSpec {
-        let email = IndexSpec::on::<User>([("email", IndexKind::Ascending)])
-            .expect("email is a field of User")
-            .unique(true)
-            .partial_filter_expression(doc! { "deleted_at": { "$exists": false } });
-        CollectionSpec::new("users")
-            .json_schema(Self::root_schema())
-            .validation_action(ValidationAction::Error)
-            .index(email)
-    }
 }
 
 /// The example.

@@ -5,6 +5,10 @@
 //! ([`main`]), so `cargo run -p mongo-schema-examples --example bucket` explains the example and
 //! `cargo run -p mongo-schema-examples --example bucket -- generate` (or `lint`, or
 //! `check --catalog examples/live/bucket.json`) runs the command on its declarations.
+//!
+//! Each example passes its own list to the command line (`mongo_schema_cli::run` with the
+//! example's collections) rather than `main_registered`: this one library declares all fourteen
+//! examples, several on the same collection name, so the registry would mix them.
 
 pub mod apps;
 

@@ -308,6 +308,9 @@ fn versioned_validator_accepts_each_version_pinned() {
     let v1_marked = raw(doc! { "_id": 3, "schemaVersion": 1, "name": "Asha" });
     let wrong_pin = raw(doc! { "_id": 4, "schemaVersion": 1, "firstName": "A", "lastName": "R" });
     let unknown = raw(doc! { "_id": 5, "schemaVersion": 3, "name": "x" });
+    // 2.0 equals 2 in `enum`, but Person reads schemaVersion as an i32: refused.
+    let double = raw(doc! { "_id": 6, "schemaVersion": 2.0, "firstName": "A", "lastName": "R" });
+    assert!(!validator.is_valid(&double));
     assert!(validator.is_valid(&v2));
     assert!(validator.is_valid(&v1));
     assert!(validator.is_valid(&v1_marked));

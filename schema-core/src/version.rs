@@ -25,11 +25,11 @@ pub struct Version {
 /// server's `enum` compares numbers by value), or, when `may_be_absent`, may also be missing.
 pub fn pin(field: &str, version: &Version) -> JsonSchema {
     let mut schema = version.schema.clone();
-    // Numbers compare by value in `enum`: int 2, long 2 and double 2.0 all match `[2]`.
-    let pinned = JsonSchema {
-        enumeration: Some(vec![integer(version.value)]),
-        ..JsonSchema::default()
-    };
+    // Numbers compare by value in `enum`: int 2, long 2 and double 2.0 all match `[2]`. The
+    // field's own schema stays beside it, so a version field the type reads as an integer
+    // still refuses 2.0, which it could not read.
+    let mut pinned = schema.properties.get(field).cloned().unwrap_or_default();
+    pinned.enumeration = Some(vec![integer(version.value)]);
     schema.properties.insert(field.to_owned(), pinned);
     if version.may_be_absent {
         if let Some(required) = &mut schema.required {
@@ -226,9 +226,15 @@ mod tests {
                 schema: user_v2(),
             },
         );
+        // The pin keeps the field's type: an i32 field refuses 2.0, which it cannot read.
         assert_eq!(
             pinned.properties["schemaVersion"].to_document(),
-            doc! { "enum": [2] }
+            doc! {
+                "bsonType": ["int", "long"],
+                "enum": [2],
+                "minimum": i32::MIN,
+                "maximum": i32::MAX,
+            }
         );
         assert!(
             pinned

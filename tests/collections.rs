@@ -365,3 +365,30 @@ fn registry_lists_every_root_sorted_by_name() {
         ]
     );
 }
+
+/// `mongo-schema lint` in an application's own binary: the declared query is served by the
+/// compound index (no error); without that index it is an error that names the index to add.
+#[test]
+fn lint_checks_declared_queries_against_the_declared_indexes() {
+    use mongo_schema_cli::{Console, Outcome};
+    let lint = |spec: CollectionSpec| {
+        let mut console = Console::captured("");
+        let outcome = mongo_schema_cli::run(
+            ["mongo-schema", "lint", "--format", "json"],
+            Some(&[spec]),
+            &mut console,
+        );
+        (outcome, console.stdout_text())
+    };
+    let (outcome, report) = lint(Order::collection_spec());
+    assert!(!report.contains("no-serving-index"), "{report}");
+    assert_ne!(outcome, Outcome::Failed, "{report}");
+
+    let mut without = Order::collection_spec();
+    without.indexes.remove(0);
+    let (outcome, report) = lint(without);
+    assert_eq!(outcome, Outcome::Findings, "{report}");
+    assert!(report.contains("no-serving-index"), "{report}");
+    assert!(report.contains("recent_by_user"), "{report}");
+    assert!(report.contains("created_at"), "{report}");
+}

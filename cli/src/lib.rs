@@ -76,7 +76,14 @@ pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
 /// An application's own binary, declarations gathered from every `#[mongo(collection = ...)]`
 /// type linked into it (`mongo_schema::registry`).
 pub fn main_registered() -> ExitCode {
-    main_with(mongo_schema::registry::collections())
+    // A declaration whose path names no field is reported, never turned into a spec.
+    match mongo_schema::registry::checked_collections() {
+        Ok(collections) => main_with(collections),
+        Err(error) => {
+            Console::std().err(&format!("error: the declared collections: {error}\n"));
+            Outcome::Failed.into()
+        }
+    }
 }
 
 /// Parses `args` (the first is the program name), runs the command against `console`, and reports

@@ -1,7 +1,13 @@
 //! `lint`: the model lints of `mongo_schema::lint` over each declared collection: arrays with no
 //! upper bound, worst-case document size against 16 MiB, low-cardinality index prefixes, unique
-//! indexes not scoped to their variant, monotonically increasing shard keys. Exit 1 on an error.
+//! indexes not scoped to their variant, monotonically increasing shard keys; and, for the
+//! declarations linked into the binary, whether an index serves each declared query
+//! (`mongo_schema::access`). Exit 1 on an error.
 
+use std::collections::BTreeMap;
+
+use anyhow::Context as _;
+use mongo_schema::access::{self, QuerySpec};
 use mongo_schema::collection::CollectionSpec;
 use mongo_schema::eval;
 use mongo_schema::lint;
@@ -21,7 +27,13 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let specs = cmd::declared(&args.declared, linked)?;
-    let findings = findings(&specs, &args.allow_unbounded);
+    // Queries are declared on the linked types; a manifest carries none.
+    let queries = if linked.is_some() && args.declared.manifest.is_none() {
+        access::registered_queries().context("resolving the declared queries")?
+    } else {
+        BTreeMap::new()
+    };
+    let findings = findings(&specs, &args.allow_unbounded, &queries);
     let file = args.declared.manifest.as_deref();
     let text = match args.output.format.unwrap_or(ReportFormat::Text) {
         ReportFormat::Text => render::human::findings(&findings, "lint", console.colour),
@@ -37,8 +49,13 @@ pub fn run(
 }
 
 /// The lint findings of each collection, in collection order: every rule of
-/// [`lint::lint_collection`], plus a validator the server would refuse.
-pub fn findings(specs: &[CollectionSpec], allow_unbounded: &[String]) -> Vec<Finding> {
+/// [`lint::lint_collection`], a validator the server would refuse, and the coverage of each
+/// declared query in `queries` (by collection name) by the collection's indexes.
+pub fn findings(
+    specs: &[CollectionSpec],
+    allow_unbounded: &[String],
+    queries: &BTreeMap<String, Vec<QuerySpec>>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for spec in specs {
         let mut spec = spec.clone();
@@ -80,6 +97,19 @@ pub fn findings(specs: &[CollectionSpec], allow_unbounded: &[String]) -> Vec<Fin
                     message: l.message,
                 }),
         );
+        if let Some(declared) = queries.get(&spec.name) {
+            out.extend(access::lint(&spec, declared).into_iter().map(|f| Finding {
+                collection: f.collection.clone(),
+                severity: match f.severity {
+                    access::Severity::Info => Severity::Note,
+                    access::Severity::Warning => Severity::Warning,
+                    access::Severity::Error => Severity::Error,
+                },
+                kind: f.kind.code().to_owned(),
+                path: f.query.clone().unwrap_or_default(),
+                message: f.to_string(),
+            }));
+        }
     }
     out
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 use bson::{Bson, doc};
 use mongo_schema::collection::CollectionSpec;
-use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions, Skipped, Step};
+use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions, Step};
 use mongodb::Database;
 
 use crate::{catalog, deployment};
@@ -69,38 +69,9 @@ pub async fn plan(
     Ok((changes, plan))
 }
 
-/// [`diff::plan`], leaving out the hiding of an extra index the server already lists as hidden,
-/// so that a second `apply --prune --hide` changes nothing.
+/// [`diff::plan`] (kept as the CLI's one planning entry point).
 pub fn plan_changes(changes: &[Change], options: &PlanOptions) -> Plan {
-    let mut plan = diff::plan(changes, options);
-    let already_hidden = |step: &Step| -> Option<&Change> {
-        let index = step.command.get_document("index").ok()?;
-        if step.command.get_str("collMod").is_err() || index.get_bool("hidden").ok() != Some(true) {
-            return None;
-        }
-        let name = index.get_str("name").ok()?;
-        changes.iter().find(|c| {
-            c.kind == ChangeKind::ExtraIndex
-                && c.collection == step.collection
-                && matches!(&c.live, Some(Bson::Document(live))
-                    if live.get_str("name").ok() == Some(name) && live.get_bool("hidden").ok() == Some(true))
-        })
-    };
-    let mut kept = Vec::with_capacity(plan.steps.len());
-    for step in std::mem::take(&mut plan.steps) {
-        match already_hidden(&step) {
-            Some(change) => plan.skipped.push(Skipped {
-                collection: change.collection.clone(),
-                aspect: change.aspect.clone(),
-                kind: change.kind,
-                reason: "already hidden; drop it with --prune alone once nothing misses it"
-                    .to_owned(),
-            }),
-            None => kept.push(step),
-        }
-    }
-    plan.steps = kept;
-    plan
+    diff::plan(changes, options)
 }
 
 /// Runs the steps in order and stops at the first the server refuses.

@@ -467,6 +467,12 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     c,
                     "not declared; kept (plan with prune to drop it, or hide it first)",
                 );
+            } else if b.options.hide_before_drop && is_hidden(c) {
+                // Hiding twice changes nothing: a second `apply` must be a no-op.
+                b.skip(
+                    c,
+                    "already hidden; drop it with prune alone once nothing misses it",
+                );
             } else if b.options.hide_before_drop {
                 let step = b.step(
                     coll,
@@ -614,6 +620,11 @@ fn plan_index_rebuild(
     b.push(Phase::Reuse, step);
 }
 
+/// Whether the live side of an extra-index change is an index the server lists as hidden.
+fn is_hidden(change: &Change) -> bool {
+    matches!(&change.live, Some(Bson::Document(live)) if live.get_bool("hidden").ok() == Some(true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,6 +675,26 @@ mod tests {
             ..PlanOptions::default()
         };
         assert_eq!(verbs(&plan(&changes, &hide)), ["createIndexes", "collMod"]);
+    }
+
+    #[test]
+    fn an_index_already_hidden_is_not_hidden_again() {
+        let hidden = vec![live(
+            &CollectionSpec::new("c").index(IndexSpec::new([("old", Ascending)]).hidden(true)),
+        )];
+        let changes = diff(&declared(), &hidden);
+        let hide = PlanOptions {
+            prune: true,
+            hide_before_drop: true,
+            ..PlanOptions::default()
+        };
+        let plan = plan(&changes, &hide);
+        assert_eq!(verbs(&plan), ["createIndexes"]);
+        assert!(
+            plan.skipped
+                .iter()
+                .any(|s| s.reason.contains("already hidden"))
+        );
     }
 
     #[test]

@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
         let fast = v.is_valid_bytes(data);
         match v.validate_bytes(data) {
             Ok(verdict) => {
-                assert_eq!(verdict.is_valid(), fast, "fast and explaining paths disagree");
+                assert_eq!(
+                    verdict.is_valid(),
+                    fast,
+                    "fast and explaining paths disagree"
+                );
                 assert_eq!(verdict.is_valid(), verdict.details().is_none());
                 assert_eq!(verdict.is_valid(), verdict.summaries().is_empty());
             }

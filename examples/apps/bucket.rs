@@ -4,6 +4,7 @@
 
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
+use mongo_schema::access::{QueryRegistration, QuerySpec};
 use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::patterns::bucket::BucketSpec;
@@ -133,6 +134,19 @@ impl Collection for ReadingBucket {
             .json_schema(schema)
             .index(lookup::<ReadingBucket>("sensor_id", "start"))
     }
+}
+
+// The hour's bucket of a sensor (the upsert's filter and the chart's read), and a sensor's
+// buckets over a time range.
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(HOURLY.collection, || {
+        QuerySpec::new("sensor_hour").eq("sensor_id").eq("date").resolve::<HourBucket>().map(|q| vec![q])
+    })
+}
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(READINGS.collection, || {
+        QuerySpec::new("sensor_range").eq("sensor_id").range("start").resolve::<ReadingBucket>().map(|q| vec![q])
+    })
 }
 
 /// The example.

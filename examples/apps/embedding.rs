@@ -26,7 +26,11 @@ pub struct Address {
 
 /// A user with their addresses embedded (`users`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
-#[mongo(collection = "users")]
+#[mongo(
+    collection = "users",
+    // The profile page: one fetch by id returns the user with the addresses.
+    query(name = "profile", eq(id), project(name, addresses))
+)]
 pub struct User {
     /// The user's id (`u_1`).
     #[serde(rename = "_id")]

@@ -5,6 +5,7 @@
 use bson::oid::ObjectId;
 use bson::{Bson, Document, doc};
 use mongo_schema::MongoSchema;
+use mongo_schema::access::{QueryRegistration, QuerySpec};
 use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::patterns::outlier::OutlierSpec;
@@ -143,6 +144,18 @@ impl Collection for BookAuthors {
             .json_schema(schema)
             .index(by_book)
     }
+}
+
+// Reading a post's or a book's overflow documents, when its flag is set.
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(COMMENTS.overflow_collection, || {
+        QuerySpec::new("post_overflow").eq("post_id").resolve::<Overflow>().map(|q| vec![q])
+    })
+}
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(AUTHORS.overflow_collection, || {
+        QuerySpec::new("book_overflow").eq("book_id").resolve::<BookAuthors>().map(|q| vec![q])
+    })
 }
 
 /// The example.

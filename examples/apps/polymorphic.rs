@@ -25,7 +25,12 @@ pub enum Level {
 /// One item of the catalog (`catalog`), discriminated by `type`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 #[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
-#[mongo(collection = "catalog", index(keys(title)))]
+#[mongo(
+    collection = "catalog",
+    index(keys(title)),
+    // Search by title across every variant.
+    query(name = "by_title", eq(title))
+)]
 pub enum CatalogItem {
     /// `{_id, type: "BOOK", title, isbn, pages}`. The ISBN is unique among books only: the
     /// index is scoped to the variant (`partialFilterExpression: {type: "BOOK"}`).
@@ -65,7 +70,11 @@ pub enum CatalogItem {
 /// the Java class name (`catalog_spring`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 #[serde(tag = "_class")]
-#[mongo(collection = "catalog_spring", index(keys(title)))]
+#[mongo(
+    collection = "catalog_spring",
+    index(keys(title)),
+    query(name = "by_title", eq(title))
+)]
 pub enum SpringCatalogItem {
     /// `{_id, _class: "com.example.catalog.Book", title, isbn, pages}`.
     #[serde(rename = "com.example.catalog.Book")]

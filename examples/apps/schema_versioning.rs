@@ -19,7 +19,9 @@ use crate::{Example, json};
 #[serde(rename_all = "camelCase")]
 #[mongo(
     collection = "users",
-    version(field = "schemaVersion", current = 2, previous(UserV1 = 1))
+    version(field = "schemaVersion", current = 2, previous(UserV1 = 1)),
+    // Load a user by id, whichever version it was written in.
+    query(name = "by_id", eq(id), project(first_name, last_name, schema_version))
 )]
 pub struct User {
     /// The user id.

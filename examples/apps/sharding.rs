@@ -17,7 +17,9 @@ use crate::{Example, json};
     collection = "events",
     shard_key(keys(user_id = "hashed")),
     index(keys(user_id = "hashed")),
-    index(keys(user_id, at = -1))
+    index(keys(user_id, at = -1)),
+    // A user's timeline, newest first: targeted to one shard by the hashed user_id.
+    query(name = "user_timeline", eq(user_id), sort(at = -1), limit = 50)
 )]
 pub struct Event {
     /// Grows with time: a bad ranged shard key.

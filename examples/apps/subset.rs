@@ -4,6 +4,7 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
+use mongo_schema::access::{QueryRegistration, QuerySpec};
 use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::patterns::subset::SubsetSpec;
@@ -96,6 +97,24 @@ impl Collection for Review {
             .json_schema(Self::root_schema())
             .index(see_all)
     }
+}
+
+// The product page (one fetch: the product with its newest reviews) and "see all reviews",
+// newest first.
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(NEWEST_REVIEWS.collection, || {
+        QuerySpec::new("product_page").eq("id").project(["name", "reviews"]).resolve::<Product>().map(|q| vec![q])
+    })
+}
+mongo_schema::__private::inventory::submit! {
+    QueryRegistration::new(NEWEST_REVIEWS.full_collection, || {
+        QuerySpec::new("all_reviews")
+            .eq("product_id")
+            .sort_desc("created_at")
+            .project(["author", "stars", "text", "created_at"])
+            .resolve::<Review>()
+            .map(|q| vec![q])
+    })
 }
 
 /// The example.

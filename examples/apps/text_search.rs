@@ -17,7 +17,10 @@ use crate::{Example, json};
     index(
         keys(title = "text", content = "text"),
         weights(title = 10, content = 1)
-    )
+    ),
+    // The article page. ($text search itself is served by the text index; the coverage rule
+    // does not model text operators.)
+    query(name = "article", eq(id), project(title, content, author))
 )]
 pub struct Article {
     /// The article id.

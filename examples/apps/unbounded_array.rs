@@ -37,7 +37,15 @@ pub struct User {
 
 /// One like (`likes`): one per user and post (unique), and "who liked this post" by `post_id`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
-#[mongo(collection = "likes", index(keys(user_id, post_id), unique))]
+#[mongo(
+    collection = "likes",
+    index(keys(user_id, post_id), unique),
+    // "Has this user liked this post?" and "who liked this post". (Both name `post_id`, which
+    // clippy's `duplicated_attributes` reads as a repeated attribute: allowed below.)
+    query(name = "liked", eq(user_id, post_id)),
+    query(name = "post_likes", eq(post_id))
+)]
+#[allow(clippy::duplicated_attributes)]
 pub struct Like {
     /// The like id.
     #[serde(rename = "_id")]

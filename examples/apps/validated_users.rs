@@ -28,7 +28,14 @@ pub enum Role {
 #[mongo(
     collection = "users",
     validation_action = "error",
-    index(keys(email), unique, partial = r#"{"deleted_at": {"$exists": false}}"#)
+    index(keys(email), unique, partial = r#"{"deleted_at": {"$exists": false}}"#),
+    // Sign-in: the live account with this email. The condition of the partial index is part of
+    // the query, else the planner cannot use that index.
+    query(
+        name = "sign_in",
+        eq(email),
+        filter = r#"{"deleted_at": {"$exists": false}}"#
+    )
 )]
 pub struct User {
     /// Assigned by the server when absent.

@@ -11,6 +11,7 @@ use mongo_schema::access::{self, QuerySpec};
 use mongo_schema::collection::CollectionSpec;
 use mongo_schema::eval;
 use mongo_schema::lint;
+use mongo_schema::schema::{Items, JsonSchema};
 
 use crate::args::{LintArgs, ReportFormat};
 use crate::console::Console;
@@ -98,7 +99,8 @@ pub fn findings(
                 }),
         );
         if let Some(declared) = queries.get(&spec.name) {
-            out.extend(access::lint(&spec, declared).into_iter().map(|f| Finding {
+            let declared = scoped(&spec, declared);
+            out.extend(access::lint(&spec, &declared).into_iter().map(|f| Finding {
                 collection: f.collection.clone(),
                 severity: match f.severity {
                     access::Severity::Info => Severity::Note,
@@ -112,4 +114,59 @@ pub fn findings(
         }
     }
     out
+}
+
+/// The queries of `declared` that belong to `spec`: the registry keys queries by collection
+/// name, so two types declared on the same name (two example applications linked into one
+/// binary) share an entry. A query naming a field (filtered, sorted, compared by range, projected
+/// or in its fixed filter) that `spec`'s `$jsonSchema` does not declare was declared on another
+/// type; a spec with no `$jsonSchema` keeps every query.
+fn scoped(spec: &CollectionSpec, declared: &[QuerySpec]) -> Vec<QuerySpec> {
+    let Some(schema) = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref()) else {
+        return declared.to_vec();
+    };
+    declared
+        .iter()
+        .filter(|q| {
+            let filtered = q.filter.iter().flat_map(|f| f.keys());
+            let projected = q.projection.iter().flat_map(|p| &p.fields);
+            q.equality
+                .iter()
+                .chain(q.sort.iter().map(|(path, _)| path))
+                .chain(&q.range)
+                .chain(projected)
+                .chain(filtered.filter(|key| !key.starts_with('$')))
+                .all(|path| declares(schema, path))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether `schema` names the dotted `path`, through embedded documents, array elements and the
+/// branches of `anyOf`/`oneOf`/`allOf` (the variants of a polymorphic root).
+fn declares(schema: &JsonSchema, path: &str) -> bool {
+    let (head, rest) = match path.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (path, None),
+    };
+    let branches = [&schema.any_of, &schema.one_of, &schema.all_of];
+    if branches
+        .iter()
+        .filter_map(|b| b.as_ref())
+        .flatten()
+        .any(|branch| declares(branch, path))
+    {
+        return true;
+    }
+    let Some(field) = schema.properties.get(head) else {
+        return false;
+    };
+    let Some(rest) = rest else {
+        return true;
+    };
+    let element = match &field.items {
+        Some(Items::Single(element)) => element.as_ref(),
+        _ => field,
+    };
+    declares(element, rest)
 }

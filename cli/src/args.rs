@@ -41,6 +41,9 @@ pub enum Command {
     /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB, weak indexes
     /// and shard keys.
     Lint(LintArgs),
+    /// Run each declared query with `explain` on a deployment, with sampled values; exit 1 when
+    /// one scans the collection or examines far more documents than it returns. Read-only.
+    Explain(crate::cmd::explain::ExplainArgs),
 }
 
 /// How to reach the deployment.

@@ -121,7 +121,7 @@ pub fn findings(
 /// binary) share an entry. A query naming a field (filtered, sorted, compared by range, projected
 /// or in its fixed filter) that `spec`'s `$jsonSchema` does not declare was declared on another
 /// type; a spec with no `$jsonSchema` keeps every query.
-fn scoped(spec: &CollectionSpec, declared: &[QuerySpec]) -> Vec<QuerySpec> {
+pub(crate) fn scoped(spec: &CollectionSpec, declared: &[QuerySpec]) -> Vec<QuerySpec> {
     let Some(schema) = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref()) else {
         return declared.to_vec();
     };

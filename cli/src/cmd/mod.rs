@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod audit;
 pub mod check;
+pub mod explain;
 pub mod generate;
 pub mod lint;
 pub mod plan;
@@ -38,6 +39,7 @@ pub fn run(
         Command::Generate(args) => generate::run(args, linked, console),
         Command::Snapshot(args) => snapshot::run(args, console),
         Command::Lint(args) => lint::run(args, linked, console),
+        Command::Explain(args) => explain::run(args, linked, console),
         Command::Audit(args) => audit::run(args, linked, console),
         Command::Check(args) => check::run(args, linked, console),
         Command::Plan(args) => plan::run(args, linked, console),
@@ -58,6 +60,7 @@ fn connection_string(command: &Command) -> Option<&str> {
         Command::Check(args) => args.live.connect.uri.as_deref(),
         Command::Plan(args) => args.live.connect.uri.as_deref(),
         Command::Apply(args) => args.connect.uri.as_deref(),
+        Command::Explain(args) => args.connect.uri.as_deref(),
         Command::Generate(_) | Command::Lint(_) | Command::Validate(_) => None,
     }
 }

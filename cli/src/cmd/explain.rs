@@ -1,0 +1,219 @@
+//! `explain`: each declared query of the linked collections, run with `explain`
+//! (`executionStats`) on a deployment with values sampled from the collection: the winning plan
+//! (index scan and which index, or collection scan), an in-memory sort, keys and documents
+//! examined, documents returned. Exit 1 when a query scans the collection or examines far more
+//! documents than it returns. Read-only: `aggregate` ($match, $sample) and `explain` of a `find`,
+//! each with `maxTimeMS`.
+
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use bson::{Bson, Document, doc};
+use clap::Args;
+use mongo_schema::access::{self, ExplainSummary, PlanAccess, QuerySpec};
+use mongo_schema::collection::CollectionSpec;
+use mongodb::Database;
+
+use crate::args::{ConnectArgs, DeclaredArgs, OutputArgs, parse_duration};
+use crate::console::Console;
+use crate::deployment::{self, block_on};
+use crate::{Outcome, cmd};
+
+/// `explain`.
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// Declared collections (their queries are declared on the linked types).
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ExplainFormat>,
+    /// Server-side time limit (`maxTimeMS`) of each sample and each explain.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    pub max_time: Duration,
+}
+
+/// Formats of the explain report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainFormat {
+    /// Readable on a terminal.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+/// What explain said about one declared query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryReport {
+    /// The collection.
+    pub collection: String,
+    /// The declared query's name.
+    pub query: String,
+    /// The plan, or `None` when no document of the collection could be sampled for it.
+    pub summary: Option<ExplainSummary>,
+}
+
+impl QueryReport {
+    /// Whether the query is served badly: a collection scan, or over-examined.
+    pub fn is_finding(&self) -> bool {
+        self.summary.as_ref().is_some_and(|s| {
+            matches!(s.access, PlanAccess::CollectionScan | PlanAccess::Unknown)
+                || s.is_over_examined()
+        })
+    }
+}
+
+/// Explains every declared query of the declared collections.
+///
+/// # Errors
+/// No declarations, connection failure, a timeout, or a command the server refuses (including
+/// one over `--max-time`).
+pub fn run(
+    args: &ExplainArgs,
+    linked: Option<&[CollectionSpec]>,
+    console: &mut Console,
+) -> anyhow::Result<Outcome> {
+    let specs = cmd::declared(&args.declared, linked)?;
+    let registered = access::registered_queries().context("resolving the declared queries")?;
+    let work: Vec<(String, Vec<QuerySpec>)> = specs
+        .iter()
+        .filter_map(|spec| {
+            let queries = cmd::lint::scoped(spec, registered.get(&spec.name)?);
+            (!queries.is_empty()).then(|| (spec.name.clone(), queries))
+        })
+        .collect();
+    let max_time_ms = u32::try_from(args.max_time.as_millis()).unwrap_or(u32::MAX);
+    let reports = block_on(args.connect.timeout, async {
+        let deployment = deployment::connect(&args.connect).await?;
+        let mut reports = Vec::new();
+        for (collection, queries) in &work {
+            for query in queries {
+                let report = explain_one(&deployment.db, collection, query, max_time_ms)
+                    .await
+                    .with_context(|| format!("explaining {collection} query {:?}", query.name))?;
+                reports.push(report);
+            }
+        }
+        anyhow::Ok(reports)
+    })?;
+    let text = match args.output.format.unwrap_or(ExplainFormat::Text) {
+        ExplainFormat::Text => text(&reports),
+        ExplainFormat::Json => json(&reports),
+    };
+    console.out(&text);
+    Ok(if reports.iter().any(QueryReport::is_finding) {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+async fn run_command(db: &Database, command: Document) -> anyhow::Result<Document> {
+    db.run_command(command)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+async fn explain_one(
+    db: &Database,
+    collection: &str,
+    query: &QuerySpec,
+    max_time_ms: u32,
+) -> anyhow::Result<QueryReport> {
+    let reply = run_command(db, access::sample_command(collection, query, max_time_ms)).await?;
+    let sample = reply
+        .get_document("cursor")
+        .ok()
+        .and_then(|c| c.get_array("firstBatch").ok())
+        .and_then(|b| b.first())
+        .and_then(Bson::as_document)
+        .cloned();
+    let Some(sample) = sample else {
+        return Ok(QueryReport {
+            collection: collection.to_owned(),
+            query: query.name.clone(),
+            summary: None,
+        });
+    };
+    let command = access::explain_command(collection, query, &sample, max_time_ms)?;
+    let reply = run_command(db, command).await?;
+    let summary = match ExplainSummary::from_reply(&reply) {
+        Ok(summary) => summary,
+        Err(e) => bail!("{e}"),
+    };
+    Ok(QueryReport {
+        collection: collection.to_owned(),
+        query: query.name.clone(),
+        summary: Some(summary),
+    })
+}
+
+/// The report for a terminal: one line per query, then a count.
+pub fn text(reports: &[QueryReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let line = match &r.summary {
+            None => "skipped: no document to sample values from".to_owned(),
+            Some(s) => {
+                let plan = match (s.access, s.index()) {
+                    (PlanAccess::IndexScan, Some(index)) => format!("IXSCAN {index}"),
+                    (PlanAccess::IndexScan, None) => "IXSCAN".to_owned(),
+                    (PlanAccess::CollectionScan, _) => "COLLSCAN".to_owned(),
+                    (PlanAccess::Eof, _) => "EOF".to_owned(),
+                    (PlanAccess::Unknown, _) => "unknown plan".to_owned(),
+                };
+                let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+                let mut line = format!(
+                    "{plan}{}, keys examined {}, docs examined {}, returned {}",
+                    if s.in_memory_sort {
+                        ", in-memory sort"
+                    } else {
+                        ""
+                    },
+                    n(s.keys_examined),
+                    n(s.docs_examined),
+                    n(s.n_returned)
+                );
+                if s.is_over_examined() {
+                    line.push_str(" [over-examined]");
+                }
+                line
+            }
+        };
+        let mark = if r.is_finding() { "error" } else { "ok" };
+        out.push_str(&format!("{mark}: {}.{}: {line}\n", r.collection, r.query));
+    }
+    let bad = reports.iter().filter(|r| r.is_finding()).count();
+    out.push_str(&format!(
+        "explain: {} queries, {bad} not served by an index\n",
+        reports.len()
+    ));
+    out
+}
+
+/// The report as one JSON document: `{"queries": [...]}`.
+pub fn json(reports: &[QueryReport]) -> String {
+    let queries: Vec<Bson> = reports
+        .iter()
+        .map(|r| {
+            let mut d = doc! { "collection": &r.collection, "query": &r.query };
+            match &r.summary {
+                Some(s) => {
+                    d.insert("plan", s.to_document());
+                }
+                None => {
+                    d.insert("skipped", "no document to sample values from");
+                }
+            }
+            d.insert("finding", r.is_finding());
+            Bson::Document(d)
+        })
+        .collect();
+    let value = Bson::Document(doc! { "queries": queries }).into_relaxed_extjson();
+    let mut text = serde_json::to_string_pretty(&value).expect("a JSON value always serializes");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,187 @@
+//! `mongo-schema explain` through the wire-protocol test server: each declared query is sampled
+//! (`aggregate` with `$match`/`$sample`) and explained (`explain` of a `find`, `executionStats`,
+//! `maxTimeMS`); the server's replies are the ones recorded in `access_cases/*.json` from the
+//! manual's documented output shape ("Explain Results"). Exit 0 when every query uses an index,
+//! 1 on a collection scan or an over-examined query, 2 when the deployment cannot be reached.
+//! Read-only: the server's recording shows no write command.
+
+use std::path::Path;
+
+use bson::{Bson, Document, doc, oid::ObjectId};
+use mongo_schema::MongoSchema;
+use mongo_schema::access::{self, QuerySpec};
+use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema_cli::{Console, Outcome};
+use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
+use serde::{Deserialize, Serialize};
+
+/// An order, with the "my orders with this status" query its indexes serve.
+#[derive(Debug, Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "explain_orders",
+    index(keys(user_id, status)),
+    query(name = "by_user_status", eq(user_id, status))
+)]
+struct Order {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    user_id: i32,
+    status: String,
+}
+
+/// The explain's default per-query time limit, `--max-time 10s`.
+const MAX_TIME_MS: u32 = 10_000;
+
+fn specs() -> Vec<CollectionSpec> {
+    vec![Order::collection_spec()]
+}
+
+fn run(args: &[&str]) -> (Outcome, String) {
+    let mut console = Console::captured("");
+    let mut argv = vec!["mongo-schema", "explain"];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_cli::run(argv, Some(&specs()), &mut console);
+    let text = format!("{}{}", console.stdout_text(), console.stderr_text());
+    (outcome, text)
+}
+
+fn the_query() -> QuerySpec {
+    access::registered_queries().unwrap()["explain_orders"][0].clone()
+}
+
+fn the_order() -> Document {
+    doc! { "_id": ObjectId::from_bytes([1; 12]), "user_id": 7, "status": "PAID" }
+}
+
+/// A server with one order, the sample every `$sample` returns.
+fn server() -> BlockingTestServer {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    let ok = server.execute("shop", doc! { "create": "explain_orders" });
+    assert_eq!(ok.get_f64("ok").ok(), Some(1.0), "{ok}");
+    server.seed_documents("shop", "explain_orders", [the_order()]);
+    server
+}
+
+/// Makes the server answer the query's explain with the recorded reply `case`.
+fn seed_case(server: &BlockingTestServer, case: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("access_cases/{case}.json"));
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let Ok(Bson::Document(reply)) = Bson::try_from(value["reply"].clone()) else {
+        panic!("{case}: reply is not a document");
+    };
+    let command =
+        access::explain_command("explain_orders", &the_query(), &the_order(), MAX_TIME_MS).unwrap();
+    server.seed_explain(command.get_document("explain").unwrap().clone(), reply);
+}
+
+fn uri(server: &BlockingTestServer) -> String {
+    server.uri()
+}
+
+#[test]
+fn an_index_scan_passes_and_nothing_is_written() {
+    let server = server();
+    seed_case(&server, "ixscan-with-index");
+    let uri = uri(&server);
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(
+        text.contains("ok: explain_orders.by_user_status: IXSCAN quantity_1"),
+        "{text}"
+    );
+    assert!(text.contains("keys examined"), "{text}");
+    assert!(server.write_commands().is_empty(), "explain is read-only");
+    let explains = server.commands_named("explain");
+    assert_eq!(explains.len(), 1);
+    assert_eq!(
+        explains[0].body.get_str("verbosity").ok(),
+        Some("executionStats")
+    );
+    assert_eq!(
+        explains[0].body.get_i64("maxTimeMS").ok(),
+        Some(i64::from(MAX_TIME_MS))
+    );
+    let samples = server.commands_named("aggregate");
+    assert_eq!(samples.len(), 1);
+    assert!(samples[0].body.contains_key("maxTimeMS"));
+}
+
+#[test]
+fn a_collection_scan_fails_with_exit_1() {
+    // Without a recorded reply the test server plans a collection scan.
+    let server = server();
+    let uri = uri(&server);
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert_eq!(outcome.code(), 1);
+    assert!(
+        text.contains("error: explain_orders.by_user_status: COLLSCAN"),
+        "{text}"
+    );
+    assert!(server.write_commands().is_empty());
+}
+
+#[test]
+fn an_over_examined_index_scan_fails_with_exit_1() {
+    // The manual's SBE shape: an index on a low-selectivity prefix, 5000 fetched for 20.
+    let server = server();
+    seed_case(&server, "sbe-index-over-examined");
+    let uri = uri(&server);
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop", "--format", "json"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("one JSON document");
+    let query = &json["queries"][0];
+    assert_eq!(query["query"], "by_user_status");
+    assert_eq!(query["plan"]["access"], "indexScan");
+    assert_eq!(query["plan"]["indexes"][0], "status_1");
+    assert_eq!(query["plan"]["overExamined"], true);
+    assert_eq!(query["finding"], true);
+}
+
+#[test]
+fn an_in_memory_sort_is_reported() {
+    let server = server();
+    seed_case(&server, "sort-stage-in-memory");
+    let uri = uri(&server);
+    let (_, text) = run(&["--uri", &uri, "--db", "shop"]);
+    assert!(text.contains("in-memory sort"), "{text}");
+}
+
+#[test]
+fn an_empty_collection_is_skipped_not_failed() {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    server.execute("shop", doc! { "create": "explain_orders" });
+    let uri = uri(&server);
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("skipped: no document"), "{text}");
+    assert!(server.commands_named("explain").is_empty());
+}
+
+#[test]
+fn an_unreachable_deployment_exits_2() {
+    // A port nothing listens on: bind one, note it, close it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("mongodb://127.0.0.1:{port}/?serverSelectionTimeoutMS=500");
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop", "--timeout", "3s"]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert_eq!(outcome.code(), 2);
+}
+
+#[test]
+fn live_explain_against_mongodb_uri() {
+    let Ok(uri) = std::env::var("MONGODB_URI") else {
+        println!("skipped: MONGODB_URI not set");
+        return;
+    };
+    let db = "mongo_schema_explain_live";
+    let (outcome, text) = run(&["--uri", &uri, "--db", db]);
+    // An empty or absent collection is skipped; whatever the data, the command must run.
+    assert_ne!(outcome, Outcome::Failed, "{text}");
+    assert!(text.contains("explain: 1 queries"), "{text}");
+}

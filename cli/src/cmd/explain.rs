@@ -57,7 +57,8 @@ pub struct QueryReport {
 }
 
 impl QueryReport {
-    /// Whether the query is served badly: a collection scan, or over-examined.
+    /// Whether the query is not proven served by an index: a collection scan, a plan with no
+    /// recognised stage, or over-examined. A skipped query (no sample) is not a finding.
     pub fn is_finding(&self) -> bool {
         self.summary.as_ref().is_some_and(|s| {
             matches!(s.access, PlanAccess::CollectionScan | PlanAccess::Unknown)

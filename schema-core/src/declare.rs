@@ -198,25 +198,7 @@ fn json(ns: &str, what: &str, text: &str) -> Result<Document, SpecError> {
 }
 
 fn resolve<T: MongoSchema + ?Sized>(ns: &str, path: &str) -> Result<String, SpecError> {
-    let (fields, wildcard) = match path.strip_suffix("$**") {
-        Some(prefix) => (prefix.strip_suffix('.').unwrap_or(prefix), true),
-        None => (path, false),
-    };
-    let segments: Vec<&str> = if fields.is_empty() {
-        Vec::new()
-    } else {
-        fields.split('.').collect()
-    };
-    // `_id` is every document's, whether or not the type names it.
-    let mut stored = if segments.first() == Some(&"_id") {
-        segments.iter().map(|s| (*s).to_owned()).collect()
-    } else {
-        T::field_path(&segments).map_err(|e| path_error(ns, e))?
-    };
-    if wildcard {
-        stored.push("$**".to_owned());
-    }
-    Ok(stored.join("."))
+    crate::index::resolve_path::<T>(path).map_err(|e| path_error(ns, e))
 }
 
 fn keys<T: MongoSchema + ?Sized>(ns: &str, keys: &[(&str, Key)]) -> Result<IndexKeys, SpecError> {

@@ -96,6 +96,34 @@ pub fn is_wildcard_path(path: &str) -> bool {
     path == "$**" || path.ends_with(".$**")
 }
 
+/// Resolves one path of Rust field names of `T` (dotted: `customer.id`, `items.sku`) to the
+/// stored names ([`MongoSchema::field_path`]). A wildcard path keeps its `$**` (`meta.$**` with
+/// `meta` resolved), and a path starting at `_id` is kept as written: every stored document has
+/// `_id`, whether or not the type names it.
+///
+/// # Errors
+/// The [`PathError`] of a segment that names no field, with the nearest names.
+pub fn resolve_path<T: MongoSchema + ?Sized>(path: &str) -> Result<String, PathError> {
+    let (fields, wildcard) = match path.strip_suffix("$**") {
+        Some(prefix) => (prefix.strip_suffix('.').unwrap_or(prefix), true),
+        None => (path, false),
+    };
+    let segments: Vec<&str> = if fields.is_empty() {
+        Vec::new()
+    } else {
+        fields.split('.').collect()
+    };
+    let mut stored = if segments.first() == Some(&"_id") {
+        segments.iter().map(|s| (*s).to_owned()).collect()
+    } else {
+        T::field_path(&segments)?
+    };
+    if wildcard {
+        stored.push("$**".to_owned());
+    }
+    Ok(stored.join("."))
+}
+
 /// An ordered key pattern: the field paths and how each is indexed.
 ///
 /// Order carries meaning: `{a: 1, b: 1}` and `{b: 1, a: 1}` are different indexes.
@@ -118,6 +146,8 @@ impl IndexKeys {
     /// let err = IndexKeys::resolve::<String>([("user_id", Ascending)]).unwrap_err();
     /// assert_eq!(err.segment, "user_id");
     /// assert!(IndexKeys::resolve::<String>([("$**", Wildcard)]).is_ok());
+    /// // `_id` is every stored document's, named by the type or not.
+    /// assert!(IndexKeys::resolve::<String>([("_id", Ascending)]).is_ok());
     /// ```
     ///
     /// # Errors
@@ -127,20 +157,7 @@ impl IndexKeys {
     ) -> Result<IndexKeys, PathError> {
         let mut resolved = Vec::new();
         for (path, kind) in keys {
-            let (fields, wildcard) = match path.strip_suffix("$**") {
-                Some(prefix) => (prefix.strip_suffix('.').unwrap_or(prefix), true),
-                None => (path, false),
-            };
-            let segments: Vec<&str> = if fields.is_empty() {
-                Vec::new()
-            } else {
-                fields.split('.').collect()
-            };
-            let mut stored = T::field_path(&segments)?;
-            if wildcard {
-                stored.push("$**".to_owned());
-            }
-            resolved.push((stored.join("."), kind));
+            resolved.push((resolve_path::<T>(path)?, kind));
         }
         Ok(IndexKeys(resolved))
     }

@@ -182,10 +182,18 @@ fn main() {
             (c, m)
         })
         .collect();
-    let mut cr = Criterion::default().configure_from_args();
-    for (c, m) in &corpora {
-        bench_corpus(&mut cr, c, m);
+    // `EVAL_BENCH=summary` prints only the summary table (quick ratio checks while tuning);
+    // `--profile-time N` (criterion's profiling mode) skips it so a profiler sees one method.
+    let summary_only = std::env::var("EVAL_BENCH").is_ok_and(|v| v == "summary");
+    let profiling = std::env::args().any(|a| a == "--profile-time");
+    if !summary_only {
+        let mut cr = Criterion::default().configure_from_args();
+        for (c, m) in &corpora {
+            bench_corpus(&mut cr, c, m);
+        }
+        cr.final_summary();
     }
-    cr.final_summary();
-    summary(&corpora);
+    if !profiling {
+        summary(&corpora);
+    }
 }

@@ -1,14 +1,15 @@
 //! `mongo-schema validate`: checks exported documents against a `$jsonSchema` offline, with the
 //! server's verdicts and explanations (`mongo_schema::eval`).
 //!
-//! Inputs stream through a bounded pipeline: a reader thread that only does bulk reads of a few
-//! MiB (cut after the last whole document or line, the rest starting the next chunk), worker
-//! threads that do everything else (framing, structure checks, JSON parsing, evaluation, and
-//! reducing verdicts to counts, example ids and rendered lines), and this thread writing the
-//! results in input order. Chunk buffers are credits: at most a few per worker exist, so memory
-//! stays flat however large the file and however many documents fail. `.bson` is concatenated BSON as
-//! mongodump writes it; `.jsonl`/`.ndjson` and `-` (stdin) are one Extended JSON document per
-//! line as mongoexport writes them; `.json` is one document or an array (read whole).
+//! Inputs stream through a bounded pipeline: a reader thread that only does bulk reads (chunks
+//! of up to 1 MiB, cut after the last whole document or line, the rest starting the next chunk),
+//! worker threads that do everything else (framing, structure checks, JSON parsing, evaluation,
+//! and reducing verdicts to counts, example ids and rendered lines), and this thread writing the
+//! results in input order. Chunk buffers are credits: at most two per worker and one more exist,
+//! so memory stays flat however large the file and however many documents fail. `.bson` is
+//! concatenated BSON as mongodump writes it; `.jsonl`/`.ndjson` and `-` (stdin) are one Extended
+//! JSON document per line as mongoexport writes them; `.json` is one document or an array (read
+//! whole).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -208,9 +209,10 @@ const MAX_DOC: i32 = 48 * 1024 * 1024;
 /// The longest JSON line read before giving up (memory stays bounded on a file without newlines).
 const MAX_LINE: usize = 64 << 20;
 /// Input bytes in flight across the pipeline, at most (chunks are smaller with many threads).
-const IN_FLIGHT_BYTES: usize = 32 << 20;
-/// The largest chunk: big enough that reading costs one system call per few MiB.
-const MAX_CHUNK: usize = 4 << 20;
+const IN_FLIGHT_BYTES: usize = 16 << 20;
+/// The largest chunk: one system call per MiB costs nothing, and a chunk this size is still in
+/// the reader's cache when a worker takes it.
+const MAX_CHUNK: usize = 1 << 20;
 
 /// Bytes of one input, read in bulk and cut after the last whole document or line (the rest
 /// starts the next chunk); at the end of input, whatever remains.

@@ -5,11 +5,11 @@ use std::cmp::Ordering;
 
 use super::compare::equal;
 use super::compile::{
-    ArrRules, Bound, Dep, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
+    ArrRules, Bound, Dep, EnumSet, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
 };
 use super::number::{Num, cmp_num, is_multiple};
 use super::pattern::is_match;
-use super::raw::{Bad, Iter, num_of, str_bytes, ty};
+use super::raw::{Bad, Iter, f64_of, i32_of, i64_of, num_of, str_bytes, ty};
 
 /// Which named properties a document has: a bitset on the stack for up to 256 names.
 pub(crate) struct Seen {
@@ -50,6 +50,52 @@ impl Seen {
             &self.large[..]
         };
         words[i / 64] & (1u64 << (i % 64)) != 0
+    }
+}
+
+/// Which slots of an object's names a document has.
+pub(crate) trait Marks {
+    /// Marks `i`, returning whether it was already marked.
+    fn insert(&mut self, i: usize) -> bool;
+    /// Whether `i` is marked.
+    fn contains(&self, i: usize) -> bool;
+    /// Whether every `required` slot is marked.
+    fn has_required(&self, r: &ObjRules) -> bool;
+}
+
+impl Marks for Seen {
+    #[inline]
+    fn insert(&mut self, i: usize) -> bool {
+        Seen::insert(self, i)
+    }
+    #[inline]
+    fn contains(&self, i: usize) -> bool {
+        Seen::contains(self, i)
+    }
+    #[inline]
+    fn has_required(&self, r: &ObjRules) -> bool {
+        r.required.iter().all(|&s| self.contains(s))
+    }
+}
+
+/// The marks of an object naming at most 64 properties: one word, `required` as one mask.
+struct Word(u64);
+
+impl Marks for Word {
+    #[inline]
+    fn insert(&mut self, i: usize) -> bool {
+        let b = 1u64 << i;
+        let was = self.0 & b != 0;
+        self.0 |= b;
+        was
+    }
+    #[inline]
+    fn contains(&self, i: usize) -> bool {
+        self.0 & (1u64 << i) != 0
+    }
+    #[inline]
+    fn has_required(&self, r: &ObjRules) -> bool {
+        self.0 & r.required_mask == r.required_mask
     }
 }
 
@@ -139,6 +185,35 @@ pub(crate) fn str_ok(r: &StrRules, value: &[u8]) -> bool {
     }
 }
 
+/// Whether the enum set holds a value equal to this one.
+#[inline]
+pub(crate) fn in_set(e: &EnumSet, t: u8, v: &[u8]) -> Result<bool, Bad> {
+    match (&e.ints, t) {
+        (Some(ints), ty::INT32) => Ok(ints.contains(&i64::from(i32_of(v)))),
+        (Some(ints), ty::INT64) => Ok(ints.contains(&i64_of(v))),
+        _ => in_enum(&e.members, t, v),
+    }
+}
+
+/// Whether the numeric keywords hold for a number of type `t` with bytes `v`.
+#[inline]
+pub(crate) fn num_ok_raw(r: &NumRules, t: u8, v: &[u8]) -> bool {
+    if let Some(range) = &r.range {
+        match t {
+            // An int converts to a double exactly, and so do the bounds: the comparison is exact.
+            ty::INT32 => return range.holds(f64::from(i32_of(v))),
+            ty::DOUBLE => {
+                let x = f64_of(v);
+                if !x.is_nan() {
+                    return range.holds(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    num_ok(r, num_of(t, v).expect("numeric type"))
+}
+
 /// Whether `enum` holds a value equal to this one.
 #[inline]
 pub(crate) fn in_enum(members: &[(u8, Box<[u8]>)], t: u8, v: &[u8]) -> Result<bool, Bad> {
@@ -176,14 +251,14 @@ pub(crate) fn check(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
         return Ok(false);
     }
     if let Some(e) = &n.enumeration
-        && !in_enum(&e.members, t, v)?
+        && !in_set(e, t, v)?
     {
         return Ok(false);
     }
     match t {
         ty::INT32 | ty::INT64 | ty::DOUBLE | ty::DECIMAL => {
             if let Some(r) = &n.num
-                && !num_ok(r, num_of(t, v).expect("numeric type"))
+                && !num_ok_raw(r, t, v)
             {
                 return Ok(false);
             }
@@ -210,6 +285,9 @@ pub(crate) fn check(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
             }
         }
         _ => {}
+    }
+    if !n.combinators {
+        return Ok(true);
     }
     for x in &n.all_of {
         if !check(x, t, v)? {
@@ -300,7 +378,15 @@ pub(crate) fn first_duplicate(v: &[u8]) -> Result<Option<(usize, usize)>, Bad> {
 }
 
 fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
-    let mut seen = Seen::new(r.names.len());
+    if r.names.len() <= 64 {
+        object_marked(r, v, Word(0))
+    } else {
+        object_marked(r, v, Seen::new(r.names.len()))
+    }
+}
+
+#[inline(always)]
+fn object_marked(r: &ObjRules, v: &[u8], mut seen: impl Marks) -> Result<bool, Bad> {
     let mut count = 0u64;
     let mut it = Iter::new(v)?;
     let mut hint = 0;
@@ -309,7 +395,7 @@ fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
         let slot = if r.names.is_empty() {
             None
         } else {
-            r.lookup.find(e.name, hint)
+            r.lookup.find(e.name, e.head, hint)
         };
         if let Some(s) = slot {
             hint = s + 1;
@@ -350,10 +436,8 @@ fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
     if r.min_properties.is_some_and(|m| count < m) || r.max_properties.is_some_and(|m| count > m) {
         return Ok(false);
     }
-    for &s in &r.required {
-        if !seen.contains(s) {
-            return Ok(false);
-        }
+    if !seen.has_required(r) {
+        return Ok(false);
     }
     for (trigger, dep) in &r.dependencies {
         if !seen.contains(*trigger) {
@@ -373,4 +457,104 @@ fn object_ok(r: &ObjRules, v: &[u8]) -> Result<bool, Bad> {
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::compile::compile;
+    use crate::schema::{JsonSchema, Number};
+
+    fn rules(min: Option<(Number, bool)>, max: Option<(Number, bool)>) -> Node {
+        let s = JsonSchema {
+            minimum: min.map(|m| m.0),
+            exclusive_minimum: min.map(|m| m.1),
+            maximum: max.map(|m| m.0),
+            exclusive_maximum: max.map(|m| m.1),
+            ..JsonSchema::default()
+        };
+        compile(&s, "", false).expect("bounds compile")
+    }
+
+    /// The float range used for ints and doubles agrees with the exact comparison everywhere,
+    /// bounds and NaN included.
+    #[test]
+    fn the_float_fast_path_agrees_with_exact_numeric_bounds() {
+        let bounds = [
+            Number::Int32(0),
+            Number::Int32(-100),
+            Number::Int64(1 << 40),
+            Number::Double(0.5),
+            Number::Double(-0.0),
+            Number::Double(f64::INFINITY),
+            Number::Double(f64::NAN),
+            Number::Int64(i64::MAX),
+        ];
+        let ints = [i32::MIN, -101, -100, -99, -1, 0, 1, 2, 1000, i32::MAX];
+        let doubles = [
+            f64::NEG_INFINITY,
+            -100.5,
+            -100.0,
+            -0.0,
+            0.0,
+            0.49,
+            0.5,
+            0.51,
+            1e12,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let mut fast = 0;
+        for lo in bounds.iter().map(Some).chain([None]) {
+            for hi in bounds.iter().map(Some).chain([None]) {
+                for (lx, hx) in [(false, false), (true, false), (false, true), (true, true)] {
+                    let n = rules(lo.map(|&b| (b, lx)), hi.map(|&b| (b, hx)));
+                    let Some(r) = n.num.as_ref() else {
+                        assert!(lo.is_none() && hi.is_none());
+                        continue;
+                    };
+                    fast += usize::from(r.range.is_some());
+                    for i in ints {
+                        let v = i.to_le_bytes();
+                        let exact = num_ok(r, Num::Int(i64::from(i)));
+                        assert_eq!(num_ok_raw(r, ty::INT32, &v), exact, "{i} in {lo:?}..{hi:?}");
+                    }
+                    for d in doubles {
+                        let v = d.to_le_bytes();
+                        let exact = num_ok(r, Num::Double(d));
+                        assert_eq!(
+                            num_ok_raw(r, ty::DOUBLE, &v),
+                            exact,
+                            "{d} in {lo:?}..{hi:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(fast > 100, "the fast path was taken in {fast} cases");
+    }
+
+    /// Int enums answer by integer membership only when no member is a double or decimal.
+    #[test]
+    fn int_enum_sets_match_by_value_across_numeric_types() {
+        use bson::Bson;
+        let with = |values: Vec<Bson>| {
+            let s = JsonSchema {
+                enumeration: Some(values),
+                ..JsonSchema::default()
+            };
+            compile(&s, "", false).expect("enum compiles")
+        };
+        let ints = with(vec![Bson::Int32(0), Bson::Int64(2), Bson::from("x")]);
+        let e = ints.enumeration.as_ref().expect("enum");
+        assert!(e.ints.is_some());
+        assert!(in_set(e, ty::INT32, &2i32.to_le_bytes()).unwrap());
+        assert!(in_set(e, ty::INT64, &0i64.to_le_bytes()).unwrap());
+        assert!(!in_set(e, ty::INT32, &1i32.to_le_bytes()).unwrap());
+        assert!(in_set(e, ty::DOUBLE, &2.0f64.to_le_bytes()).unwrap());
+        let mixed = with(vec![Bson::Double(1.0)]);
+        let e = mixed.enumeration.as_ref().expect("enum");
+        assert!(e.ints.is_none());
+        assert!(in_set(e, ty::INT32, &1i32.to_le_bytes()).unwrap());
+    }
 }

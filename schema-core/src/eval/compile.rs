@@ -8,7 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::compare::to_raw_value;
 use super::number::{Dec, Num};
 use super::pattern::{self, Pattern};
-use super::raw::ty;
+use super::raw::{head_word, ty};
 use crate::schema::{Additional, BsonType, Dependency, Items, JsonSchema, parse::ParseError};
 
 /// The type bit of every element type byte (MinKey and MaxKey get bits 20 and 21).
@@ -74,11 +74,14 @@ pub enum CompileError {
 pub(crate) struct EnumSet {
     /// Each member as its element type and value bytes.
     pub members: Vec<(u8, Box<[u8]>)>,
+    /// The numeric members when every one is an int or a long: an int or long value is in the
+    /// set exactly when it is one of these (no double or decimal member can equal it then).
+    pub ints: Option<Vec<i64>>,
 }
 
 impl EnumSet {
     fn new(values: &[bson::Bson]) -> EnumSet {
-        let members = values
+        let members: Vec<(u8, Box<[u8]>)> = values
             .iter()
             .map(|v| {
                 let wrapper = to_raw_value(v);
@@ -87,7 +90,16 @@ impl EnumSet {
                 (e.ty, e.value.into())
             })
             .collect();
-        EnumSet { members }
+        let mut ints = Some(Vec::new());
+        for v in values {
+            match v {
+                bson::Bson::Int32(i) => ints.iter_mut().for_each(|s| s.push(i64::from(*i))),
+                bson::Bson::Int64(i) => ints.iter_mut().for_each(|s| s.push(*i)),
+                bson::Bson::Double(_) | bson::Bson::Decimal128(_) => ints = None,
+                _ => {}
+            }
+        }
+        EnumSet { members, ints }
     }
 }
 
@@ -97,6 +109,42 @@ pub(crate) struct NumRules {
     pub minimum: Option<Bound>,
     pub maximum: Option<Bound>,
     pub multiple_of: Option<Dec>,
+    /// The bounds as doubles when both convert exactly and there is no `multipleOf`: then an int
+    /// or a non-NaN double is checked with two float comparisons, exactly.
+    pub range: Option<Range>,
+}
+
+/// `minimum`/`maximum` as exact doubles (infinite when absent, inclusive).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Range {
+    pub lo: f64,
+    pub lo_exclusive: bool,
+    pub hi: f64,
+    pub hi_exclusive: bool,
+}
+
+impl Range {
+    fn new(minimum: Option<Bound>, maximum: Option<Bound>) -> Option<Range> {
+        let side = |b: Option<Bound>, inf: f64| match b {
+            None => Some((inf, false)),
+            Some(b) => b.exact_f64.map(|x| (x, b.exclusive)),
+        };
+        let (lo, lo_exclusive) = side(minimum, f64::NEG_INFINITY)?;
+        let (hi, hi_exclusive) = side(maximum, f64::INFINITY)?;
+        Some(Range {
+            lo,
+            lo_exclusive,
+            hi,
+            hi_exclusive,
+        })
+    }
+
+    /// Whether `x` (not NaN) is within the range.
+    #[inline]
+    pub(crate) fn holds(&self, x: f64) -> bool {
+        (x > self.lo || (!self.lo_exclusive && x == self.lo))
+            && (x < self.hi || (!self.hi_exclusive && x == self.hi))
+    }
 }
 
 /// A `minimum` or `maximum`, with the bound as an exact `f64` when it has one.
@@ -183,54 +231,56 @@ impl Hasher for NameHasher {
     }
 }
 
+/// One property name for the linear lookup: length and [`head_word`] first.
+#[derive(Debug)]
+pub(crate) struct Key {
+    len: usize,
+    head: u64,
+    name: Box<[u8]>,
+}
+
+impl Key {
+    fn new(name: &[u8]) -> Key {
+        Key {
+            len: name.len(),
+            head: head_word(name),
+            name: name.into(),
+        }
+    }
+
+    /// Whether this is `name`, whose head word is `head`.
+    #[inline]
+    fn is(&self, name: &[u8], head: u64) -> bool {
+        self.head == head
+            && self.len == name.len()
+            && (self.len <= 8 || self.name[8..] == name[8..])
+    }
+}
+
 /// Property name -> slot. Few names are compared directly; many are hashed.
 #[derive(Debug)]
 pub(crate) enum Lookup {
-    Linear(Vec<Box<[u8]>>),
+    Linear(Vec<Key>),
     Hashed(HashMap<Box<[u8]>, u32, BuildHasherDefault<NameHasher>>),
 }
 
 /// Objects naming more properties than this use a hash map.
 const LINEAR_MAX: usize = 12;
 
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    // Names are short: eight bytes at a time, then the tail, beats a call to memcmp.
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i + 8 <= a.len() {
-        let mut x = [0u8; 8];
-        let mut y = [0u8; 8];
-        x.copy_from_slice(&a[i..i + 8]);
-        y.copy_from_slice(&b[i..i + 8]);
-        if x != y {
-            return false;
-        }
-        i += 8;
-    }
-    let mut x = [0u8; 8];
-    let mut y = [0u8; 8];
-    let rest = a.len() - i;
-    x[..rest].copy_from_slice(&a[i..]);
-    y[..rest].copy_from_slice(&b[i..]);
-    u64::from_le_bytes(x) == u64::from_le_bytes(y)
-}
-
 impl Lookup {
-    /// The slot of `name`; `hint` is tried first (documents usually list fields in the
-    /// schema's order, so the slot after the previous field's is the likely one).
+    /// The slot of `name`, whose [`head_word`] is `head`; `hint` is tried first (documents
+    /// usually list fields in the schema's order, so the slot after the previous field's is the
+    /// likely one).
     #[inline]
-    pub(crate) fn find(&self, name: &[u8], hint: usize) -> Option<usize> {
+    pub(crate) fn find(&self, name: &[u8], head: u64, hint: usize) -> Option<usize> {
         match self {
-            Lookup::Linear(names) => {
-                if let Some(n) = names.get(hint)
-                    && same(n, name)
+            Lookup::Linear(keys) => {
+                if let Some(k) = keys.get(hint)
+                    && k.is(name, head)
                 {
                     return Some(hint);
                 }
-                names.iter().position(|n| same(n, name))
+                keys.iter().position(|k| k.is(name, head))
             }
             Lookup::Hashed(map) => map.get(name).map(|&i| i as usize),
         }
@@ -254,6 +304,8 @@ pub(crate) struct ObjRules {
     /// Schema of each slot from `properties` (slots `0..properties.len()`).
     pub properties: Vec<Node>,
     pub required: Vec<usize>,
+    /// `required` as a bit mask of slots, when there are at most 64 names.
+    pub required_mask: u64,
     pub patterns: Vec<(Pattern, Node)>,
     pub additional: Option<Extra>,
     pub min_properties: Option<u64>,
@@ -280,6 +332,8 @@ pub(crate) struct Node {
     pub not: Option<Box<Node>>,
     /// Nothing but `type`/`bsonType` (or nothing at all): the fast path stops after the type.
     pub only_types: bool,
+    /// Whether any of `allOf`, `anyOf`, `oneOf`, `not` is present.
+    pub combinators: bool,
 }
 
 fn pattern_at(p: &str, path: &str) -> Result<Pattern, CompileError> {
@@ -325,14 +379,21 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
     }
     if !root {
         if s.minimum.is_some() || s.maximum.is_some() || s.multiple_of.is_some() {
+            let minimum = s
+                .minimum
+                .map(|m| Bound::new(Num::from_ir(m), s.exclusive_minimum.unwrap_or(false)));
+            let maximum = s
+                .maximum
+                .map(|m| Bound::new(Num::from_ir(m), s.exclusive_maximum.unwrap_or(false)));
+            let multiple_of = s.multiple_of.map(|m| Num::from_ir(m).to_dec15());
             n.num = Some(NumRules {
-                minimum: s
-                    .minimum
-                    .map(|m| Bound::new(Num::from_ir(m), s.exclusive_minimum.unwrap_or(false))),
-                maximum: s
-                    .maximum
-                    .map(|m| Bound::new(Num::from_ir(m), s.exclusive_maximum.unwrap_or(false))),
-                multiple_of: s.multiple_of.map(|m| Num::from_ir(m).to_dec15()),
+                minimum,
+                maximum,
+                multiple_of,
+                range: match multiple_of {
+                    None => Range::new(minimum, maximum),
+                    Some(_) => None,
+                },
             });
         }
         if s.min_length.is_some() || s.max_length.is_some() || s.pattern.is_some() {
@@ -395,6 +456,8 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
     if let Some(x) = &s.not {
         n.not = Some(Box::new(compile(x, &join(path, "not"), root)?));
     }
+    n.combinators =
+        !n.all_of.is_empty() || !n.any_of.is_empty() || !n.one_of.is_empty() || n.not.is_some();
     n.only_types = !n.encrypt
         && n.enumeration.is_none()
         && n.num.is_none()
@@ -439,7 +502,7 @@ fn compile_object(s: &JsonSchema, path: &str, root: bool) -> Result<ObjRules, Co
         .iter()
         .map(|(name, x)| compile(x, &join(&ppath, name), false))
         .collect::<Result<Vec<_>, _>>()?;
-    let required = s
+    let required: Vec<usize> = s
         .required
         .iter()
         .flatten()
@@ -471,7 +534,7 @@ fn compile_object(s: &JsonSchema, path: &str, root: bool) -> Result<ObjRules, Co
         None => None,
     };
     let lookup = if names.len() <= LINEAR_MAX {
-        Lookup::Linear(names.iter().map(|n| n.as_bytes().into()).collect())
+        Lookup::Linear(names.iter().map(|n| Key::new(n.as_bytes())).collect())
     } else {
         Lookup::Hashed(
             names
@@ -481,7 +544,13 @@ fn compile_object(s: &JsonSchema, path: &str, root: bool) -> Result<ObjRules, Co
                 .collect(),
         )
     };
+    let required_mask = if names.len() <= 64 {
+        required.iter().fold(0u64, |m, &s| m | (1u64 << s))
+    } else {
+        0
+    };
     Ok(ObjRules {
+        required_mask,
         checks_every_field: !patterns.is_empty() || additional.is_some(),
         names,
         lookup,
@@ -500,7 +569,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_compare_exactly_at_every_length() {
+    fn keys_compare_exactly_at_every_length() {
         let names = [
             "",
             "a",
@@ -508,30 +577,35 @@ mod tests {
             "abcdefg",
             "abcdefgh",
             "abcdefghi",
+            "abcdefgh\u{0}",
             "createdAt_long_name",
+            "createdAt_long_namf",
         ];
         for a in names {
+            let k = Key::new(a.as_bytes());
             for b in names {
-                assert_eq!(same(a.as_bytes(), b.as_bytes()), a == b, "{a:?} vs {b:?}");
+                let is = k.is(b.as_bytes(), head_word(b.as_bytes()));
+                assert_eq!(is, a == b, "{a:?} vs {b:?}");
             }
             let mut c = a.as_bytes().to_vec();
             if let Some(last) = c.last_mut() {
                 *last ^= 1;
-                assert!(!same(a.as_bytes(), &c));
+                assert!(!k.is(&c, head_word(&c)));
             }
         }
     }
 
     #[test]
     fn lookup_finds_names_with_or_without_the_hint() {
-        let names: Vec<Box<[u8]>> = ["x", "y", "zed"]
+        let keys = ["x", "y", "zed"]
             .iter()
-            .map(|n| n.as_bytes().into())
+            .map(|n| Key::new(n.as_bytes()))
             .collect();
-        let l = Lookup::Linear(names);
-        assert_eq!(l.find(b"zed", 2), Some(2));
-        assert_eq!(l.find(b"zed", 0), Some(2));
-        assert_eq!(l.find(b"x", 7), Some(0));
-        assert_eq!(l.find(b"w", 1), None);
+        let l = Lookup::Linear(keys);
+        let zed = head_word(b"zed");
+        assert_eq!(l.find(b"zed", zed, 2), Some(2));
+        assert_eq!(l.find(b"zed", zed, 0), Some(2));
+        assert_eq!(l.find(b"x", head_word(b"x"), 7), Some(0));
+        assert_eq!(l.find(b"w", head_word(b"w"), 1), None);
     }
 }

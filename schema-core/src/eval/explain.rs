@@ -578,7 +578,7 @@ impl Explainer {
             let name = String::from_utf8_lossy(e.name).into_owned();
             let fpath = join(path, &name);
             let mut named = false;
-            if let Some(slot) = r.lookup.find(e.name, 0) {
+            if let Some(slot) = r.lookup.find(e.name, e.head, 0) {
                 let again = seen.insert(slot);
                 if let (Some(xn), Some((pname, x))) =
                     (r.properties.get(slot), s.properties.get_index(slot))

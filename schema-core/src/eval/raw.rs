@@ -67,7 +67,7 @@ fn cstring_len(b: &[u8], at: usize) -> Result<usize, Bad> {
 }
 
 /// Size of the value of type `t` starting at `at` in `b`.
-#[inline]
+#[inline(always)]
 pub(crate) fn value_len(t: u8, b: &[u8], at: usize) -> Result<usize, Bad> {
     let n = match t {
         ty::DOUBLE | ty::DATE | ty::INT64 | ty::TIMESTAMP => 8,
@@ -130,12 +130,54 @@ pub(crate) fn nul(s: &[u8]) -> Option<usize> {
     s[i..].iter().position(|&c| c == 0).map(|p| i + p)
 }
 
+/// The first (at most) eight bytes of a name as a little-endian word, zero-padded: with the
+/// length, it tells most names apart in one comparison.
+#[inline]
+pub(crate) fn head_word(name: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = name.len().min(8);
+    w[..n].copy_from_slice(&name[..n]);
+    u64::from_le_bytes(w)
+}
+
 /// One element: its type byte, name bytes (no NUL) and value bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Elem<'a> {
     pub ty: u8,
     pub name: &'a [u8],
+    /// [`head_word`] of `name`, read during the scan for the name's end.
+    pub head: u64,
     pub value: &'a [u8],
+}
+
+/// The length of the NUL-terminated name at `start` (searching below `end`) and its
+/// [`head_word`], from the same eight-byte load when the name is short.
+#[inline(always)]
+fn name_at(b: &[u8], start: usize, end: usize) -> Option<(usize, u64)> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    if let Some(s) = b.get(start..start + 8)
+        && start + 8 <= end
+    {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(s);
+        let x = u64::from_le_bytes(w);
+        let found = x.wrapping_sub(LO) & !x & HI;
+        if found != 0 {
+            // The lowest flagged byte is the first NUL (borrows only run upwards).
+            let len = (found.trailing_zeros() / 8) as usize;
+            let head = if len == 0 {
+                0
+            } else {
+                x & (u64::MAX >> (64 - 8 * len))
+            };
+            return Some((len, head));
+        }
+        let len = 8 + nul(&b[start + 8..end])?;
+        return Some((len, x));
+    }
+    let len = nul(b.get(start..end)?)?;
+    Some((len, head_word(&b[start..start + len])))
 }
 
 /// Iterates the elements of one document or array (`bytes` is exactly the document).
@@ -158,8 +200,9 @@ impl<'a> Iter<'a> {
         Ok(Iter { bytes, pos: 4 })
     }
 
-    /// The next element, `Ok(None)` at the end.
-    #[inline]
+    /// The next element, `Ok(None)` at the end. Inlined into every loop: returning the element
+    /// through memory costs more than the call.
+    #[inline(always)]
     pub(crate) fn next_elem(&mut self) -> Result<Option<Elem<'a>>, Bad> {
         let b = self.bytes;
         let end = b.len() - 1;
@@ -175,9 +218,8 @@ impl<'a> Iter<'a> {
             return Err(Bad);
         }
         let name_start = self.pos + 1;
-        let name_len = match nul(&b[name_start..end]) {
-            Some(p) => p,
-            None => return Err(Bad),
+        let Some((name_len, head)) = name_at(b, name_start, end) else {
+            return Err(Bad);
         };
         let value_start = name_start + name_len + 1;
         let n = value_len(t, &b[..end], value_start)?;
@@ -185,6 +227,7 @@ impl<'a> Iter<'a> {
         Ok(Some(Elem {
             ty: t,
             name: &b[name_start..name_start + name_len],
+            head,
             value: &b[value_start..value_start + n],
         }))
     }
@@ -383,6 +426,31 @@ mod tests {
             }
         }
         assert_eq!(nul(&[0x80, 0x01, 0xff, 0, 0x80, 0, 0, 0, 0]), Some(3));
+    }
+
+    #[test]
+    fn names_and_head_words_are_read_at_every_length_and_position() {
+        for len in 0..20 {
+            let name: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            // Values of different sizes put the name's end near or at the document's end.
+            for value in [
+                bson::Bson::Null,
+                bson::Bson::Int32(7),
+                bson::Bson::from("xyz"),
+            ] {
+                let mut d = bson::Document::new();
+                d.insert(name.clone(), value);
+                let bytes = bson::serialize_to_vec(&d).unwrap();
+                let e = Iter::new(&bytes).unwrap().next_elem().unwrap().unwrap();
+                assert_eq!(e.name, name.as_bytes(), "len {len}");
+                assert_eq!(e.head, head_word(name.as_bytes()), "len {len}");
+            }
+        }
+        // A name with no NUL before the document's end is malformed, however short.
+        let bytes = [8, 0, 0, 0, 0x0A, b'a', b'b', 0];
+        assert_eq!(Iter::new(&bytes).unwrap().next_elem().unwrap_err(), Bad);
     }
 
     #[test]

@@ -1,15 +1,17 @@
 //! `mongo-schema validate`: checks exported documents against a `$jsonSchema` offline, with the
 //! server's verdicts and explanations (`mongo_schema::eval`).
 //!
-//! Inputs stream through a bounded pipeline: a reader thread that only does bulk reads (chunks
-//! of up to 1 MiB, cut after the last whole document or line, the rest starting the next chunk),
-//! worker threads that do everything else (framing, structure checks, JSON parsing, evaluation,
-//! and reducing verdicts to counts, example ids and rendered lines), and this thread writing the
-//! results in input order. Chunk buffers are credits: at most two per worker and one more exist,
-//! so memory stays flat however large the file and however many documents fail. `.bson` is
-//! concatenated BSON as mongodump writes it; `.jsonl`/`.ndjson` and `-` (stdin) are one Extended
-//! JSON document per line as mongoexport writes them; `.json` is one document or an array (read
-//! whole).
+//! Inputs stream through a bounded pipeline of chunks (up to 1 MiB). Each worker reads its own
+//! chunk of a file at its offset, so the copy out of the page cache happens on the core that
+//! checks those bytes and no thread only reads (streams such as stdin, and `.json` documents, come
+//! from a reader thread instead). Chunks are cut in input order in a short turn that hands the
+//! partial document or line at a chunk's end to the next; everything else (structure checks,
+//! JSON parsing, evaluation, reducing verdicts to counts, example ids and rendered lines) runs in
+//! parallel, and this thread writes the results in input order. Chunk buffers are credits: at
+//! most two per worker and one more exist, so memory stays flat however large the file and
+//! however many documents fail. `.bson` is concatenated BSON as mongodump writes it;
+//! `.jsonl`/`.ndjson` and `-` (stdin) are one Extended JSON document per line as mongoexport
+//! writes them; `.json` is one document or an array (read whole).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -151,7 +153,9 @@ enum Framing {
 
 /// An opened input.
 enum Source {
-    /// Bytes read in bulk and cut by the workers.
+    /// A regular file: each worker reads its own chunks at their offsets.
+    File(File, Framing),
+    /// A stream (stdin): a reader thread reads it in chunks.
     Stream(Box<dyn Read + Send>, Framing),
     /// The documents of a `.json` file, already parsed.
     Docs(std::vec::IntoIter<Document>),
@@ -169,9 +173,9 @@ impl Source {
             .and_then(|e| e.to_str())
             .unwrap_or_default()
             .to_ascii_lowercase();
-        match ext.as_str() {
-            "bson" => Ok(Source::Stream(Box::new(file), Framing::Bson)),
-            "jsonl" | "ndjson" => Ok(Source::Stream(Box::new(file), Framing::Lines)),
+        let framing = match ext.as_str() {
+            "bson" => Framing::Bson,
+            "jsonl" | "ndjson" => Framing::Lines,
             "json" => {
                 let mut text = String::new();
                 std::io::BufReader::new(file)
@@ -188,17 +192,24 @@ impl Source {
                         .collect::<anyhow::Result<Vec<_>>>()?,
                     other => vec![extjson_doc(other).with_context(|| name.clone())?],
                 };
-                Ok(Source::Docs(docs.into_iter()))
+                return Ok(Source::Docs(docs.into_iter()));
             }
             other => bail!(
                 "{name}: unknown input kind {other:?}; expected .bson, .jsonl, .ndjson, .json or -"
             ),
-        }
+        };
+        // Named pipes and devices cannot be read at offsets: a reader thread reads them.
+        let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+        Ok(if regular {
+            Source::File(file, framing)
+        } else {
+            Source::Stream(Box::new(file), framing)
+        })
     }
 
     fn framing(&self) -> Framing {
         match self {
-            Source::Stream(_, framing) => *framing,
+            Source::File(_, framing) | Source::Stream(_, framing) => *framing,
             Source::Docs(_) => Framing::Docs,
         }
     }
@@ -211,18 +222,18 @@ const MAX_LINE: usize = 64 << 20;
 /// Input bytes in flight across the pipeline, at most (chunks are smaller with many threads).
 const IN_FLIGHT_BYTES: usize = 16 << 20;
 /// The largest chunk: one system call per MiB costs nothing, and a chunk this size is still in
-/// the reader's cache when a worker takes it.
+/// the worker's cache when it checks the bytes it has just read.
 const MAX_CHUNK: usize = 1 << 20;
 
-/// Bytes of one input, read in bulk and cut after the last whole document or line (the rest
-/// starts the next chunk); at the end of input, whatever remains.
-struct Chunk {
+/// Bytes of an input as read, not yet cut into documents: `bytes[..len]`.
+struct Raw {
     seq: usize,
-    /// Where the chunk starts in its input.
-    offset: u64,
     bytes: Vec<u8>,
-    /// A JSON line longer than [`MAX_LINE`] starts here; nothing more is read.
-    overlong: bool,
+    len: usize,
+    /// The input ends after these bytes (or could not be read further).
+    last: bool,
+    /// Why reading stopped early.
+    error: Option<std::io::Error>,
 }
 
 /// Reads `r` until `buf` holds `target` bytes; `Ok(true)` when the input ended first.
@@ -238,23 +249,171 @@ fn fill(r: &mut dyn Read, buf: &mut Vec<u8>, target: usize) -> std::io::Result<b
     Ok(false)
 }
 
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Fills `buf` from `offset` (fewer bytes at the end of the file): how many, and the error
+/// that stopped reading, if any.
+fn read_full_at(file: &File, buf: &mut [u8], offset: u64) -> (usize, Option<std::io::Error>) {
+    let mut got = 0;
+    while got < buf.len() {
+        match read_at(file, &mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return (got, Some(e)),
+        }
+    }
+    (got, None)
+}
+
+/// Where workers get their raw chunks.
+enum Feed {
+    /// A regular file: each worker reads its own chunk at its offset, so copying out of the page
+    /// cache happens on the core that then checks those bytes (and no thread only reads).
+    File {
+        file: File,
+        next: std::sync::atomic::AtomicUsize,
+    },
+    /// A reader thread sends the chunks (stdin, `.json`).
+    Reader(Mutex<mpsc::Receiver<Raw>>),
+}
+
+impl Feed {
+    /// The next raw chunk for a worker, or `None` when there is nothing more to do.
+    fn next(&self, credits: &Mutex<mpsc::Receiver<Vec<u8>>>, sizes: Sizes) -> Option<Raw> {
+        match self {
+            Feed::File { file, next } => {
+                let mut buf = credits
+                    .lock()
+                    .expect("no worker panics holding it")
+                    .recv()
+                    .ok()?;
+                // Sequence numbers are taken with a buffer in hand, so every number taken is
+                // read and framed: no worker waits for a chunk nobody holds.
+                let seq = next.fetch_add(1, Ordering::Relaxed);
+                if buf.len() < sizes.chunk {
+                    buf.resize(sizes.chunk, 0);
+                }
+                let offset = (seq * sizes.chunk) as u64;
+                let (len, error) = read_full_at(file, &mut buf[..sizes.chunk], offset);
+                Some(Raw {
+                    seq,
+                    bytes: buf,
+                    len,
+                    last: len < sizes.chunk || error.is_some(),
+                    error,
+                })
+            }
+            Feed::Reader(rx) => rx.lock().expect("no worker panics holding it").recv().ok(),
+        }
+    }
+}
+
+/// The reader thread for streams and `.json` documents: reads (or serializes) chunks into
+/// recycled buffers, one per credit, without looking inside them.
+fn read_stream(
+    source: Source,
+    sizes: Sizes,
+    credits: &Mutex<mpsc::Receiver<Vec<u8>>>,
+    work: &mpsc::SyncSender<Raw>,
+    stop: &AtomicBool,
+) -> anyhow::Result<()> {
+    let mut seq = 0;
+    let credit = || {
+        credits
+            .lock()
+            .expect("no worker panics holding it")
+            .recv()
+            .ok()
+    };
+    match source {
+        Source::File(file, _) => read_stream(
+            Source::Stream(Box::new(file), Framing::Bson),
+            sizes,
+            credits,
+            work,
+            stop,
+        ),
+        Source::Stream(mut reader, _) => {
+            while !stop.load(Ordering::Relaxed) {
+                let Some(mut buf) = credit() else { break };
+                buf.clear();
+                let (last, error) = match fill(&mut reader, &mut buf, sizes.chunk) {
+                    Ok(eof) => (eof, None),
+                    Err(e) => (true, Some(e)),
+                };
+                let len = buf.len();
+                let raw = Raw {
+                    seq,
+                    bytes: buf,
+                    len,
+                    last,
+                    error,
+                };
+                if work.send(raw).is_err() || last {
+                    break;
+                }
+                seq += 1;
+            }
+            Ok(())
+        }
+        Source::Docs(docs) => {
+            let mut docs = docs.peekable();
+            while docs.peek().is_some() && !stop.load(Ordering::Relaxed) {
+                let Some(mut buf) = credit() else { break };
+                buf.clear();
+                for doc in docs.by_ref() {
+                    let raw =
+                        RawDocumentBuf::try_from(&doc).context("document does not serialize")?;
+                    buf.extend_from_slice(raw.as_bytes());
+                    if buf.len() >= sizes.chunk {
+                        break;
+                    }
+                }
+                let len = buf.len();
+                let last = docs.peek().is_none();
+                let raw = Raw {
+                    seq,
+                    bytes: buf,
+                    len,
+                    last,
+                    error: None,
+                };
+                if work.send(raw).is_err() {
+                    break;
+                }
+                seq += 1;
+            }
+            Ok(())
+        }
+    }
+}
+
 /// Where to cut a buffer of concatenated BSON.
 enum Cut {
     /// After the last whole document, at this length.
     At(usize),
-    /// The first document is not whole: it needs this many bytes.
-    Need(usize),
-    /// A length that cannot be believed: send everything, the worker reports it.
+    /// Not even the first document is whole.
+    None,
+    /// A length that cannot be believed: check everything, the worker reports it.
     Implausible,
 }
 
-/// Hops over the length prefixes only (a few bytes per document): the reader's share of framing.
+/// Hops over the length prefixes only (a few bytes per document).
 fn bson_cut(b: &[u8]) -> Cut {
     let mut p = 0;
     loop {
         let rest = b.len() - p;
         let Some(len) = b.get(p..p + 4) else {
-            return if p > 0 { Cut::At(p) } else { Cut::Need(4) };
+            return if p > 0 { Cut::At(p) } else { Cut::None };
         };
         let n = i32::from_le_bytes(len.try_into().expect("a slice of 4 bytes"));
         if !(5..=MAX_DOC).contains(&n) {
@@ -262,7 +421,7 @@ fn bson_cut(b: &[u8]) -> Cut {
         }
         let n = n as usize;
         if rest < n {
-            return if p > 0 { Cut::At(p) } else { Cut::Need(n) };
+            return if p > 0 { Cut::At(p) } else { Cut::None };
         }
         p += n;
         if p == b.len() {
@@ -271,101 +430,155 @@ fn bson_cut(b: &[u8]) -> Cut {
     }
 }
 
-/// The reader: bulk reads of `chunk` bytes into recycled buffers (one per credit, so at most
-/// that many chunks are in flight), cut at a document or line boundary.
-fn read_chunks(
-    source: Source,
-    sizes: Sizes,
-    credits: &mpsc::Receiver<Vec<u8>>,
-    work: &mpsc::SyncSender<Chunk>,
-    stop: &AtomicBool,
-    name: &str,
-) -> anyhow::Result<()> {
-    let Sizes {
-        chunk, max_line, ..
-    } = sizes;
-    let mut seq = 0;
-    let mut offset = 0u64;
-    let mut carry = Vec::new();
-    let (mut reader, framing) = match source {
-        Source::Stream(reader, framing) => (reader, framing),
-        Source::Docs(docs) => {
-            let mut docs = docs.peekable();
-            while docs.peek().is_some() && !stop.load(Ordering::Relaxed) {
-                let Ok(mut buf) = credits.recv() else { break };
-                buf.clear();
-                for doc in docs.by_ref() {
-                    let raw =
-                        RawDocumentBuf::try_from(&doc).context("document does not serialize")?;
-                    buf.extend_from_slice(raw.as_bytes());
-                    if buf.len() >= chunk {
-                        break;
-                    }
-                }
-                let chunk = Chunk {
-                    seq,
-                    offset: 0,
-                    bytes: buf,
-                    overlong: false,
-                };
-                if work.send(chunk).is_err() {
-                    break;
-                }
-                seq += 1;
-            }
-            return Ok(());
-        }
-    };
-    while !stop.load(Ordering::Relaxed) {
-        let Ok(mut buf) = credits.recv() else { break };
-        buf.clear();
-        buf.append(&mut carry);
-        let mut target = chunk.max(buf.len());
-        let mut overlong = false;
-        let (cut, last) = loop {
-            let eof =
-                fill(&mut reader, &mut buf, target).with_context(|| format!("reading {name}"))?;
-            if eof {
-                break (buf.len(), true);
-            }
-            match framing {
-                Framing::Bson | Framing::Docs => match bson_cut(&buf) {
-                    Cut::At(cut) => break (cut, false),
-                    Cut::Need(n) => target = n,
-                    Cut::Implausible => break (buf.len(), true),
-                },
-                Framing::Lines => match buf.iter().rposition(|&b| b == b'\n') {
-                    Some(i) => break (i + 1, false),
-                    None if buf.len() >= max_line => {
-                        overlong = true;
-                        break (buf.len(), true);
-                    }
-                    None => target = (buf.len() * 2).min(max_line),
-                },
-            }
-        };
-        carry.extend_from_slice(&buf[cut..]);
-        buf.truncate(cut);
-        if buf.is_empty() {
-            break;
-        }
-        let len = buf.len() as u64;
-        let chunk = Chunk {
-            seq,
-            offset,
-            bytes: buf,
-            overlong,
-        };
-        if work.send(chunk).is_err() {
-            break;
-        }
-        seq += 1;
-        offset += len;
-        if last {
-            break;
+/// The framing turn: chunks are cut in input order, each handing the partial document (or line)
+/// at its end to the next. Only the cut happens in turn; checking is parallel.
+struct Chain {
+    link: Mutex<Link>,
+    turn: std::sync::Condvar,
+}
+
+/// State passed from one chunk to the next.
+struct Link {
+    /// The chunk whose turn it is.
+    seq: usize,
+    /// The start of a document or line that continues in the next chunk.
+    carry: Vec<u8>,
+    /// Where `carry` starts in the input.
+    offset: u64,
+    /// Nothing after this is framed: the input ended, or framing broke.
+    ended: bool,
+}
+
+/// A chunk cut into what its worker checks: `joined` (the carried start of a document or line
+/// completed from this chunk, or at the end of input everything left), then `raw[body]`.
+struct Framed {
+    /// Where `joined` starts in the input; `raw[body]` starts `head + body.start` after it.
+    origin: u64,
+    joined: Vec<u8>,
+    head: usize,
+    body: std::ops::Range<usize>,
+    /// A line still without its end after this many bytes: stop after the body.
+    overlong: Option<usize>,
+}
+
+impl Chain {
+    fn new() -> Chain {
+        Chain {
+            link: Mutex::new(Link {
+                seq: 0,
+                carry: Vec::new(),
+                offset: 0,
+                ended: false,
+            }),
+            turn: std::sync::Condvar::new(),
         }
     }
-    Ok(())
+
+    /// Waits for `raw`'s turn and cuts it; `None` once framing has ended.
+    fn frame(&self, framing: Framing, raw: &Raw, max_line: usize) -> Option<Framed> {
+        let mut link = self.link.lock().expect("no worker panics holding it");
+        while link.seq != raw.seq {
+            link = self.turn.wait(link).expect("no worker panics holding it");
+        }
+        let framed = if link.ended {
+            None
+        } else {
+            Some(cut(&mut link, framing, raw, max_line))
+        };
+        link.seq += 1;
+        drop(link);
+        self.turn.notify_all();
+        framed
+    }
+}
+
+/// Cuts `raw` after the last whole document or line, completing the carried one first.
+fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed {
+    let data = &raw.bytes[..raw.len];
+    let head = std::mem::take(&mut link.carry);
+    let h = head.len();
+    let origin = link.offset;
+    let mut framed = Framed {
+        origin,
+        joined: Vec::new(),
+        head: h,
+        body: 0..0,
+        overlong: None,
+    };
+    let joined = |k: usize| {
+        let mut j = head.clone();
+        j.extend_from_slice(&data[..k]);
+        j
+    };
+    if raw.last {
+        // Everything left is checked; a partial document at the end is reported.
+        link.ended = true;
+        if h == 0 {
+            framed.body = 0..data.len();
+        } else {
+            framed.joined = joined(data.len());
+        }
+        return framed;
+    }
+    // How much of `data` completes the carried document or line (`None`: it goes on).
+    let k = if h == 0 {
+        Some(0)
+    } else {
+        match framing {
+            Framing::Bson | Framing::Docs => {
+                let mut len = [0u8; 4];
+                let have = h.min(4);
+                len[..have].copy_from_slice(&head[..have]);
+                let more = (4 - have).min(data.len());
+                len[have..have + more].copy_from_slice(&data[..more]);
+                let n = i32::from_le_bytes(len);
+                if have + more < 4 {
+                    None
+                } else if !(5..=MAX_DOC).contains(&n) {
+                    // Check it all: the worker reports the length; nothing after is framed.
+                    link.ended = true;
+                    framed.joined = joined(data.len());
+                    return framed;
+                } else {
+                    (n as usize - h <= data.len()).then(|| n as usize - h)
+                }
+            }
+            Framing::Lines => data.iter().position(|&b| b == b'\n').map(|i| i + 1),
+        }
+    };
+    let Some(k) = k else {
+        link.carry = joined(data.len());
+        if framing == Framing::Lines && link.carry.len() >= max_line {
+            link.ended = true;
+            framed.overlong = Some(link.carry.len());
+        }
+        return framed;
+    };
+    if h > 0 {
+        framed.joined = joined(k);
+    }
+    let end = match framing {
+        Framing::Bson | Framing::Docs => match bson_cut(&data[k..]) {
+            Cut::At(c) => k + c,
+            Cut::None => k,
+            Cut::Implausible => {
+                link.ended = true;
+                data.len()
+            }
+        },
+        Framing::Lines => data[k..]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(k, |i| k + i + 1),
+    };
+    framed.body = k..end;
+    link.carry = data[end..].to_vec();
+    link.offset = origin + (h + end) as u64;
+    if framing == Framing::Lines && link.carry.len() >= max_line {
+        link.ended = true;
+        framed.overlong = Some(link.carry.len());
+    }
+    framed
 }
 
 fn extjson_doc(json: serde_json::Value) -> anyhow::Result<Document> {
@@ -402,6 +615,8 @@ enum Broken {
     ExtJson { line: u64, error: anyhow::Error },
     /// A line without an end within `len` bytes (the reader's limit).
     Overlong { line: u64, len: usize },
+    /// Reading the input failed after the chunk's documents.
+    Io(std::io::Error),
 }
 
 /// An example document of a failing rule: its `_id` as relaxed Extended JSON, or its position
@@ -416,8 +631,10 @@ enum Example {
 struct Done {
     seq: usize,
     offset: u64,
-    /// The chunk's buffer, back to the reader as a credit.
+    /// The chunk's buffer, back as a credit.
     buffer: Vec<u8>,
+    /// Input bytes framed in this chunk (for the progress line).
+    bytes: usize,
     /// Documents checked (before `broken`, if any).
     docs: u64,
     /// Lines consumed (JSON lines).
@@ -438,13 +655,14 @@ struct Job<'a> {
     examples: usize,
 }
 
-/// The worker: frames a chunk, checks each document's structure, parses JSON lines, evaluates,
-/// and reduces the verdicts to a [`Done`].
-fn check_chunk(job: &Job<'_>, chunk: Chunk) -> Done {
+/// The worker's part after the cut: frames the documents, checks each one's structure, parses
+/// JSON lines, evaluates, and reduces the verdicts to a [`Done`].
+fn check_framed(job: &Job<'_>, framed: Framed, raw: Raw) -> Done {
     let mut done = Done {
-        seq: chunk.seq,
-        offset: chunk.offset,
+        seq: raw.seq,
+        offset: framed.origin,
         buffer: Vec::new(),
+        bytes: framed.joined.len() + framed.body.len(),
         docs: 0,
         lines: 0,
         invalid: 0,
@@ -453,87 +671,99 @@ fn check_chunk(job: &Job<'_>, chunk: Chunk) -> Done {
         ends: Vec::new(),
         broken: None,
     };
-    let b = &chunk.bytes[..];
-    match job.framing {
-        Framing::Bson | Framing::Docs => {
-            let mut p = 0;
-            while p < b.len() {
-                let rest = b.len() - p;
-                let Some(len) = b.get(p..p + 4) else {
-                    done.broken = Some(Broken::ShortLength { at: p, have: rest });
-                    break;
-                };
-                let n = i32::from_le_bytes(len.try_into().expect("a slice of 4 bytes"));
-                if !(5..=MAX_DOC).contains(&n) {
-                    done.broken = Some(Broken::Implausible { at: p, len: n });
-                    break;
-                }
-                let n = n as usize;
-                if rest < n {
-                    done.broken = Some(Broken::Truncated {
-                        at: p,
-                        len: n,
-                        have: rest,
-                    });
-                    break;
-                }
-                let doc = &b[p..p + n];
-                match job.validator.validate_bytes(doc) {
-                    Ok(verdict) => done.record(job, &verdict, doc),
-                    Err(error) => {
-                        done.broken = Some(Broken::Malformed {
-                            at: p,
-                            line: 0,
-                            error,
-                        });
-                        break;
-                    }
-                }
-                p += n;
-            }
-        }
-        Framing::Lines if chunk.overlong => {
+    let body = &raw.bytes[framed.body.clone()];
+    if done.check(job, &framed.joined, 0) {
+        done.check(job, body, framed.head + framed.body.start);
+    }
+    if done.broken.is_none() {
+        if let Some(len) = framed.overlong {
             done.broken = Some(Broken::Overlong {
-                line: 1,
-                len: b.len(),
+                line: done.lines + 1,
+                len,
             });
-        }
-        Framing::Lines => {
-            let mut p = 0;
-            while p < b.len() {
-                let end = b[p..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |i| p + i);
-                let line = &b[p..end];
-                p = end + 1;
-                done.lines += 1;
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                let raw = match json_line(line, done.lines) {
-                    Ok(raw) => raw,
-                    Err(broken) => {
-                        done.broken = Some(broken);
-                        break;
-                    }
-                };
-                match job.validator.validate_bytes(raw.as_bytes()) {
-                    Ok(verdict) => done.record(job, &verdict, raw.as_bytes()),
-                    Err(error) => {
-                        done.broken = Some(Broken::Malformed {
-                            at: 0,
-                            line: done.lines,
-                            error,
-                        });
-                        break;
-                    }
-                }
-            }
+        } else if let Some(error) = raw.error {
+            done.broken = Some(Broken::Io(error));
         }
     }
-    done.buffer = chunk.bytes;
+    done.buffer = raw.bytes;
     done
+}
+
+impl Done {
+    /// Checks the documents or lines in `b`, which starts `base` bytes after the chunk's origin;
+    /// `false` once the input is broken.
+    fn check(&mut self, job: &Job<'_>, b: &[u8], base: usize) -> bool {
+        match job.framing {
+            Framing::Bson | Framing::Docs => {
+                let mut p = 0;
+                while p < b.len() {
+                    let rest = b.len() - p;
+                    let at = base + p;
+                    let Some(len) = b.get(p..p + 4) else {
+                        self.broken = Some(Broken::ShortLength { at, have: rest });
+                        return false;
+                    };
+                    let n = i32::from_le_bytes(len.try_into().expect("a slice of 4 bytes"));
+                    if !(5..=MAX_DOC).contains(&n) {
+                        self.broken = Some(Broken::Implausible { at, len: n });
+                        return false;
+                    }
+                    let n = n as usize;
+                    if rest < n {
+                        self.broken = Some(Broken::Truncated {
+                            at,
+                            len: n,
+                            have: rest,
+                        });
+                        return false;
+                    }
+                    let doc = &b[p..p + n];
+                    match job.validator.validate_bytes(doc) {
+                        Ok(verdict) => self.record(job, &verdict, doc),
+                        Err(error) => {
+                            self.broken = Some(Broken::Malformed { at, line: 0, error });
+                            return false;
+                        }
+                    }
+                    p += n;
+                }
+            }
+            Framing::Lines => {
+                let mut p = 0;
+                while p < b.len() {
+                    let end = b[p..]
+                        .iter()
+                        .position(|&c| c == b'\n')
+                        .map_or(b.len(), |i| p + i);
+                    let line = &b[p..end];
+                    p = end + 1;
+                    self.lines += 1;
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let raw = match json_line(line, self.lines) {
+                        Ok(raw) => raw,
+                        Err(broken) => {
+                            self.broken = Some(broken);
+                            return false;
+                        }
+                    };
+                    match job.validator.validate_bytes(raw.as_bytes()) {
+                        Ok(verdict) => self.record(job, &verdict, raw.as_bytes()),
+                        Err(error) => {
+                            self.broken = Some(Broken::Malformed {
+                                at: 0,
+                                line: self.lines,
+                                error,
+                            });
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
 }
 
 /// One line of Extended JSON as BSON.
@@ -696,6 +926,8 @@ impl Place<'_> {
                 "{name}: line {}; {docs} documents read before",
                 lines + line
             )),
+            Broken::Io(error) => anyhow::Error::new(error)
+                .context(format!("reading {name}; {docs} documents read before")),
             Broken::Overlong { line, len } => anyhow::anyhow!(
                 "{name}: line {} has no end within {len} bytes; {docs} documents read before",
                 lines + line
@@ -727,8 +959,9 @@ impl Sizes {
     }
 }
 
-/// Checks one input through the pipeline: a reader thread doing bulk reads, `threads` workers
-/// doing everything else, and this thread writing results in input order.
+/// Checks one input: `threads` workers each read a chunk (from the file at its offset, or from
+/// a reader thread for streams), take their turn to cut it, check it, and reduce it; this
+/// thread writes results in input order.
 fn check_input(
     job: &Job<'_>,
     source: Source,
@@ -738,8 +971,8 @@ fn check_input(
     progress: &mut Progress,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    // Credits are the chunk buffers themselves: the reader waits for one, the writer returns it
-    // once the chunk is written, so memory stays flat and buffers are reused.
+    // Credits are the chunk buffers themselves: a chunk is read only into one, and the writer
+    // returns it once the chunk is written, so memory stays flat and buffers are reused.
     let (credit_tx, credit_rx) = mpsc::sync_channel::<Vec<u8>>(sizes.credits);
     for _ in 0..sizes.credits {
         credit_tx
@@ -747,30 +980,48 @@ fn check_input(
             .expect("the channel holds every credit");
     }
     let mut credit_tx = Some(credit_tx);
-    let (work_tx, work_rx) = mpsc::sync_channel::<Chunk>(sizes.credits);
+    let credits = Mutex::new(credit_rx);
+    let (work_tx, work_rx) = mpsc::sync_channel::<Raw>(sizes.credits);
     let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let work_rx = Mutex::new(work_rx);
     let stop = AtomicBool::new(false);
+    let chain = Chain::new();
+    let (feed, stream) = match source {
+        Source::File(file, _) => (
+            Feed::File {
+                file,
+                next: std::sync::atomic::AtomicUsize::new(0),
+            },
+            None,
+        ),
+        other => (Feed::Reader(Mutex::new(work_rx)), Some(other)),
+    };
     std::thread::scope(|scope| -> anyhow::Result<()> {
+        let (feed, credits, stop, chain) = (&feed, &credits, &stop, &chain);
         for _ in 0..sizes.threads {
             let done_tx = done_tx.clone();
-            let work_rx = &work_rx;
-            scope.spawn(move || {
-                loop {
-                    let chunk = {
-                        let rx = work_rx.lock().expect("no worker panics holding the lock");
-                        rx.recv()
-                    };
-                    let Ok(chunk) = chunk else { break };
-                    // If the writer has stopped, keep draining so the reader never blocks.
-                    let _ = done_tx.send(check_chunk(job, chunk));
-                }
-            });
+            // Named, so profilers show the workers' and the reader's shares apart.
+            std::thread::Builder::new()
+                .name("validate-worker".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(raw) = feed.next(credits, sizes) {
+                        let Some(framed) = chain.frame(job.framing, &raw, sizes.max_line) else {
+                            break;
+                        };
+                        // If the writer has stopped, keep going so nobody waits for a turn.
+                        let _ = done_tx.send(check_framed(job, framed, raw));
+                    }
+                })
+                .expect("the system starts a worker thread");
         }
         drop(done_tx);
-        let stop = &stop;
-        let reader =
-            scope.spawn(move || read_chunks(source, sizes, &credit_rx, &work_tx, stop, name));
+        let reader = stream.map(|source| {
+            std::thread::Builder::new()
+                .name("validate-reader".into())
+                .spawn_scoped(scope, move || {
+                    read_stream(source, sizes, credits, &work_tx, stop)
+                })
+                .expect("the system starts the reader thread")
+        });
         let mut place = Place {
             name,
             framing: job.framing,
@@ -794,7 +1045,7 @@ fn check_input(
                 // A break is located from the lines before the chunk and the documents before it.
                 let broken = done.broken.take().map(|b| place.describe(b));
                 place.lines += done.lines;
-                progress.advance(done.buffer.len());
+                progress.advance(done.bytes);
                 progress.show(tally);
                 if let Some(e) = broken.or(written
                     .err()
@@ -811,13 +1062,13 @@ fn check_input(
                     if buffer.capacity() > 2 * sizes.chunk {
                         buffer = Vec::new();
                     }
-                    // The reader may have stopped; then the credit is not needed.
+                    // Workers may have stopped; then the credit is not needed.
                     let _ = credits.send(buffer);
                 }
             }
         }
         drop(credit_tx);
-        let read = reader.join().expect("the reader does not panic");
+        let read = reader.map_or(Ok(()), |r| r.join().expect("the reader does not panic"));
         match failed {
             Some(e) => Err(e),
             None => read,
@@ -1191,5 +1442,73 @@ mod tests {
             e.contains("line 2 has no end within") && e.contains("1 documents read before"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn streams_read_by_a_reader_thread_give_the_same_report_as_files() {
+        let d = tmp("stream");
+        let schema = write(&d, "s.json", SCHEMA);
+        let validator = load_schema(&schema).unwrap();
+        let docs = mixed_docs(300);
+        let bytes = bson_bytes(&docs);
+        let text: String = docs
+            .iter()
+            .map(|doc| {
+                Bson::Document(doc.clone())
+                    .into_relaxed_extjson()
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        let inputs = [
+            (write(&d, "in.bson", &bytes), bytes.clone(), Framing::Bson),
+            (
+                write(&d, "in.jsonl", text.as_bytes()),
+                text.into_bytes(),
+                Framing::Lines,
+            ),
+            (
+                write(&d, "cut.bson", &bytes[..bytes.len() - 9]),
+                bytes[..bytes.len() - 9].to_vec(),
+                Framing::Bson,
+            ),
+        ];
+        for (path, content, framing) in inputs {
+            for sizes in [sized(1, 6), sized(3, 1000)] {
+                let check = |source: Source| {
+                    let job = Job {
+                        validator: &validator,
+                        framing,
+                        format: ValidateFormat::Jsonl,
+                        examples: 3,
+                    };
+                    let mut tally = Tally::new(3);
+                    let mut out = Vec::new();
+                    let r = check_input(
+                        &job,
+                        source,
+                        "x",
+                        sizes,
+                        &mut tally,
+                        &mut Progress::new(false),
+                        &mut out,
+                    );
+                    (
+                        r.map_err(|e| format!("{e:#}")),
+                        out,
+                        tally.read,
+                        tally.invalid,
+                    )
+                };
+                let file = check(Source::open(&path).unwrap());
+                assert!(matches!(Source::open(&path).unwrap(), Source::File(..)));
+                let stream = check(Source::Stream(
+                    Box::new(std::io::Cursor::new(content.clone())),
+                    framing,
+                ));
+                assert_eq!(file, stream, "{} {sizes:?}", path.display());
+                assert!(file.2 > 250, "{}", file.2);
+            }
+        }
     }
 }

@@ -173,7 +173,17 @@ pub(crate) fn num_ok(r: &NumRules, v: Num) -> bool {
 pub(crate) fn str_ok(r: &StrRules, value: &[u8]) -> bool {
     let s = str_bytes(value);
     if r.min_length.is_some() || r.max_length.is_some() {
-        // Byte length bounds the code-point count from above; count only when needed.
+        // A UTF-8 string of b bytes has between b/4 and b code points: count only when the
+        // bounds fall inside that span.
+        let b = s.len() as u64;
+        let sure =
+            r.min_length.is_none_or(|m| m <= b.div_ceil(4)) && r.max_length.is_none_or(|m| m >= b);
+        if sure {
+            return match &r.pattern {
+                Some(p) => is_match(p, s),
+                None => true,
+            };
+        }
         let n = code_points(s);
         if r.min_length.is_some_and(|m| n < m) || r.max_length.is_some_and(|m| n > m) {
             return false;
@@ -235,6 +245,15 @@ pub(crate) fn in_enum(members: &[(u8, Box<[u8]>)], t: u8, v: &[u8]) -> Result<bo
         }
     }
     Ok(false)
+}
+
+/// [`check`], with the type test (all that most leaves need) inlined into the caller's loop.
+#[inline(always)]
+fn check_inline(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
+    if n.only_types {
+        return Ok(n.types.is_none_or(|mask| mask & type_bit(t) != 0));
+    }
+    check(n, t, v)
 }
 
 /// Whether a value of type `t` with bytes `v` satisfies `n`.
@@ -334,13 +353,13 @@ fn array_ok(r: &ArrRules, v: &[u8]) -> Result<bool, Bad> {
     while let Some(e) = it.next_elem()? {
         let ok = match &r.items {
             ItemsRule::None => true,
-            ItemsRule::Single(x) => check(x, e.ty, e.value)?,
+            ItemsRule::Single(x) => check_inline(x, e.ty, e.value)?,
             ItemsRule::Positional(list) => match list.get(i) {
-                Some(x) => check(x, e.ty, e.value)?,
+                Some(x) => check_inline(x, e.ty, e.value)?,
                 None => match &r.additional {
                     None => true,
                     Some(Extra::Forbidden) => false,
-                    Some(Extra::Schema(x)) => check(x, e.ty, e.value)?,
+                    Some(Extra::Schema(x)) => check_inline(x, e.ty, e.value)?,
                 },
             },
         };
@@ -406,7 +425,7 @@ fn object_marked(r: &ObjRules, v: &[u8], mut seen: impl Marks) -> Result<bool, B
             if let Some(x) = r.properties.get(s) {
                 named = true;
                 // The server reads a duplicated field's first occurrence only.
-                if !again && !check(x, e.ty, e.value)? {
+                if !again && !check_inline(x, e.ty, e.value)? {
                     return Ok(false);
                 }
             }
@@ -416,7 +435,7 @@ fn object_marked(r: &ObjRules, v: &[u8], mut seen: impl Marks) -> Result<bool, B
             for (p, x) in &r.patterns {
                 if is_match(p, e.name) {
                     matched = true;
-                    if !check(x, e.ty, e.value)? {
+                    if !check_inline(x, e.ty, e.value)? {
                         return Ok(false);
                     }
                 }
@@ -532,6 +551,40 @@ mod tests {
             }
         }
         assert!(fast > 100, "the fast path was taken in {fast} cases");
+    }
+
+    /// The length shortcut (byte length brackets the code-point count) never changes a verdict.
+    #[test]
+    fn string_lengths_count_code_points_at_every_bound() {
+        let strings = [
+            "",
+            "a",
+            "ab",
+            "abcd",
+            "é",
+            "éé",
+            "日本",
+            "🎉",
+            "a🎉b",
+            "🎉🎉🎉🎉",
+        ];
+        for min in [None, Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)] {
+            for max in [None, Some(0), Some(1), Some(2), Some(3), Some(4), Some(16)] {
+                let r = StrRules {
+                    min_length: min,
+                    max_length: max,
+                    pattern: None,
+                };
+                for s in strings {
+                    let n = s.chars().count() as u64;
+                    let want = min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m);
+                    let bytes = bson::serialize_to_vec(&bson::doc! { "s": s }).unwrap();
+                    // The value starts after the type byte, "s" and its NUL.
+                    let value = &bytes[4 + 3..bytes.len() - 1];
+                    assert_eq!(str_ok(&r, value), want, "{s:?} in {min:?}..{max:?}");
+                }
+            }
+        }
     }
 
     /// Int enums answer by integer membership only when no member is a double or decimal.

@@ -321,9 +321,9 @@ pub(crate) struct Node {
     /// Allowed type bits; `None` when `type`/`bsonType` is absent.
     pub types: Option<u32>,
     pub encrypt: bool,
-    pub enumeration: Option<EnumSet>,
-    pub num: Option<NumRules>,
-    pub string: Option<StrRules>,
+    pub enumeration: Option<Box<EnumSet>>,
+    pub num: Option<Box<NumRules>>,
+    pub string: Option<Box<StrRules>>,
     pub array: Option<Box<ArrRules>>,
     pub object: Option<Box<ObjRules>>,
     pub all_of: Vec<Node>,
@@ -375,7 +375,7 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
         ..Node::default()
     };
     if let Some(values) = &s.enumeration {
-        n.enumeration = Some(EnumSet::new(values));
+        n.enumeration = Some(Box::new(EnumSet::new(values)));
     }
     if !root {
         if s.minimum.is_some() || s.maximum.is_some() || s.multiple_of.is_some() {
@@ -386,7 +386,7 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
                 .maximum
                 .map(|m| Bound::new(Num::from_ir(m), s.exclusive_maximum.unwrap_or(false)));
             let multiple_of = s.multiple_of.map(|m| Num::from_ir(m).to_dec15());
-            n.num = Some(NumRules {
+            n.num = Some(Box::new(NumRules {
                 minimum,
                 maximum,
                 multiple_of,
@@ -394,17 +394,17 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
                     None => Range::new(minimum, maximum),
                     Some(_) => None,
                 },
-            });
+            }));
         }
         if s.min_length.is_some() || s.max_length.is_some() || s.pattern.is_some() {
-            n.string = Some(StrRules {
+            n.string = Some(Box::new(StrRules {
                 min_length: s.min_length,
                 max_length: s.max_length,
                 pattern: match &s.pattern {
                     Some(p) => Some(pattern_at(p, &join(path, "pattern"))?),
                     None => None,
                 },
-            });
+            }));
         }
         let positional = matches!(s.items, Some(Items::Positional(_)));
         if s.items.is_some()

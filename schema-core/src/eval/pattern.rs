@@ -34,6 +34,8 @@ struct Atom {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Simple {
     atoms: Vec<Atom>,
+    /// Each atom's class as a byte table (false for every non-ASCII byte).
+    tables: Vec<[bool; 256]>,
     end_anchor: bool,
 }
 
@@ -119,7 +121,15 @@ fn simple(pattern: &str) -> Option<Simple> {
             return None;
         }
     }
-    Some(Simple { atoms, end_anchor })
+    let tables = atoms
+        .iter()
+        .map(|a| std::array::from_fn(|c| c < 128 && a.class & (1u128 << c) != 0))
+        .collect();
+    Some(Simple {
+        atoms,
+        tables,
+        end_anchor,
+    })
 }
 
 /// A `[...]` class starting after the `[`; returns the class and the index after `]`.
@@ -211,21 +221,33 @@ fn quantifier(p: &[u8], i: usize) -> Option<(u32, u32, usize)> {
 }
 
 impl Simple {
-    /// Whether the pattern matches an ASCII subject.
+    /// Whether the pattern matches, in one pass; `None` when the subject has a non-ASCII byte
+    /// that matters (PCRE2 decides then).
     #[inline]
-    fn is_match(&self, s: &[u8]) -> bool {
+    fn is_match(&self, s: &[u8]) -> Option<bool> {
         let mut pos = 0;
-        for a in &self.atoms {
-            let mut n = 0u32;
-            while n < a.max && pos < s.len() && a.class & (1u128 << s[pos]) != 0 {
+        for (a, table) in self.atoms.iter().zip(&self.tables) {
+            let start = pos;
+            let limit = if a.max == u32::MAX {
+                s.len()
+            } else {
+                s.len().min(pos + a.max as usize)
+            };
+            while pos < limit && table[s[pos] as usize] {
                 pos += 1;
-                n += 1;
             }
-            if n < a.min {
-                return false;
+            if pos < limit && s[pos] >= 0x80 {
+                return None;
+            }
+            if pos - start < a.min as usize {
+                // Failed on an ASCII byte or the end: PCRE2 fails too (or on invalid UTF-8).
+                return Some(false);
             }
         }
-        !self.end_anchor || pos == s.len() || (pos + 1 == s.len() && s[pos] == b'\n')
+        if !s[pos..].is_ascii() {
+            return None;
+        }
+        Some(!self.end_anchor || pos == s.len() || (pos + 1 == s.len() && s[pos] == b'\n'))
     }
 }
 
@@ -246,9 +268,9 @@ pub(crate) fn compile(pattern: &str) -> Result<Pattern, String> {
 #[inline]
 pub(crate) fn is_match(pattern: &Pattern, subject: &[u8]) -> bool {
     if let Some(s) = &pattern.simple
-        && subject.is_ascii()
+        && let Some(m) = s.is_match(subject)
     {
-        return s.is_match(subject);
+        return m;
     }
     pattern.pcre.is_match(subject).unwrap_or(false)
 }
@@ -312,37 +334,77 @@ mod tests {
             "^[^a-y]+$",
             r"^\S+\s\S+$",
         ];
-        // A fixed pseudo-random walk over a small alphabet hitting every class edge.
-        let alphabet = b"abcxyzABZ-.@ _019\n\t";
+        // A fixed pseudo-random walk over a small alphabet hitting every class edge, with
+        // non-ASCII bytes (valid and invalid UTF-8 sequences) that must defer to PCRE2.
+        let alphabet: &[&[u8]] = &[
+            b"a",
+            b"b",
+            b"c",
+            b"x",
+            b"y",
+            b"z",
+            b"A",
+            b"B",
+            b"Z",
+            b"-",
+            b".",
+            b"@",
+            b" ",
+            b"_",
+            b"0",
+            b"1",
+            b"9",
+            b"\n",
+            b"\t",
+            "é".as_bytes(),
+            b"\xff",
+        ];
         let mut state = 0x1234_5678_u64;
+        let (mut fast_answers, mut deferred) = (0, 0);
         for pat in patterns {
             let fast = simple(pat).unwrap_or_else(|| panic!("{pat} should be simple"));
+            let both = compile(pat).unwrap();
             let pcre = pcre2::bytes::RegexBuilder::new()
                 .utf(true)
                 .build(pat)
                 .unwrap();
+            // PCRE2 reports an error on invalid UTF-8, which the server treats as no match.
+            let truth = |s: &[u8]| pcre.is_match(s).unwrap_or(false);
             for _ in 0..4000 {
                 state = state
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1);
                 let len = (state >> 59) as usize;
                 let subject: Vec<u8> = (0..len)
-                    .map(|k| alphabet[((state >> (k * 3 % 50)) as usize + k) % alphabet.len()])
+                    .flat_map(|k| {
+                        let i = ((state >> (k * 3 % 50)) as usize + k) % alphabet.len();
+                        alphabet[i].iter().copied()
+                    })
                     .collect();
+                match fast.is_match(&subject) {
+                    Some(m) => {
+                        fast_answers += 1;
+                        assert_eq!(m, truth(&subject), "{pat} on {subject:?}");
+                    }
+                    None => deferred += 1,
+                }
                 assert_eq!(
-                    fast.is_match(&subject),
-                    pcre.is_match(&subject).unwrap(),
-                    "{pat} on {:?}",
-                    String::from_utf8_lossy(&subject)
+                    is_match(&both, &subject),
+                    truth(&subject),
+                    "{pat} on {subject:?}"
                 );
             }
             for s in ["ABC-1234", "ABC-1234\n", "a@b", "ORD-12345678", "sensor-12"] {
                 assert_eq!(
                     fast.is_match(s.as_bytes()),
-                    pcre.is_match(s.as_bytes()).unwrap(),
+                    Some(truth(s.as_bytes())),
                     "{pat} on {s:?}"
                 );
             }
         }
+        assert!(
+            fast_answers > 10_000 && deferred > 1_000,
+            "{fast_answers} {deferred}"
+        );
     }
 }

@@ -42,7 +42,7 @@ fn read_i32(b: &[u8], at: usize) -> Result<i32, Bad> {
 }
 
 /// Length of a BSON string value (int32 length, bytes, NUL) starting at `at`, checked.
-#[inline]
+#[inline(always)]
 fn string_len(b: &[u8], at: usize) -> Result<usize, Bad> {
     let n = read_i32(b, at)?;
     if n < 1 {
@@ -66,9 +66,33 @@ fn cstring_len(b: &[u8], at: usize) -> Result<usize, Bad> {
     }
 }
 
+/// Value sizes of the fixed-size types, plus one (0: the size is read from the value, or the
+/// type is unknown).
+const FIXED: [u8; 256] = {
+    let mut table = [0u8; 256];
+    table[ty::DOUBLE as usize] = 9;
+    table[ty::DATE as usize] = 9;
+    table[ty::INT64 as usize] = 9;
+    table[ty::TIMESTAMP as usize] = 9;
+    table[ty::INT32 as usize] = 5;
+    table[ty::OBJECT_ID as usize] = 13;
+    table[ty::BOOL as usize] = 2;
+    table[ty::DECIMAL as usize] = 17;
+    table[ty::UNDEFINED as usize] = 1;
+    table[ty::NULL as usize] = 1;
+    table[ty::MIN_KEY as usize] = 1;
+    table[ty::MAX_KEY as usize] = 1;
+    table
+};
+
 /// Size of the value of type `t` starting at `at` in `b`.
 #[inline(always)]
 pub(crate) fn value_len(t: u8, b: &[u8], at: usize) -> Result<usize, Bad> {
+    let fixed = FIXED[t as usize];
+    if fixed != 0 {
+        let n = usize::from(fixed - 1);
+        return if at + n > b.len() { Err(Bad) } else { Ok(n) };
+    }
     let n = match t {
         ty::DOUBLE | ty::DATE | ty::INT64 | ty::TIMESTAMP => 8,
         ty::INT32 => 4,

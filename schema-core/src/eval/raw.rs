@@ -367,7 +367,7 @@ fn check_doc(b: &[u8], start: usize, len: usize, depth: usize) -> Result<(), Mal
             ));
         }
         let name_start = pos + 1;
-        let Some(name_len) = b[name_start..end].iter().position(|&c| c == 0) else {
+        let Some(name_len) = nul(&b[name_start..end]) else {
             return Err(malformed(name_start, "unterminated field name"));
         };
         if std::str::from_utf8(&b[name_start..name_start + name_len]).is_err() {

@@ -338,9 +338,15 @@ pub(crate) fn check_structure(bytes: &[u8]) -> Result<(), MalformedBson> {
     check_doc(bytes, 0, n as usize, 1)
 }
 
+/// Whether `s` is valid UTF-8, with the all-ASCII case (most names and strings) inlined.
+#[inline(always)]
+fn utf8(s: &[u8]) -> bool {
+    s.is_ascii() || std::str::from_utf8(s).is_ok()
+}
+
 fn check_string(b: &[u8], at: usize, what: &str) -> Result<usize, MalformedBson> {
     let n = string_len(b, at).map_err(|_| malformed(at, format!("bad {what} length")))?;
-    if std::str::from_utf8(&b[at + 4..at + n - 1]).is_err() {
+    if !utf8(&b[at + 4..at + n - 1]) {
         return Err(malformed(at + 4, format!("{what} is not valid UTF-8")));
     }
     Ok(n)
@@ -370,7 +376,7 @@ fn check_doc(b: &[u8], start: usize, len: usize, depth: usize) -> Result<(), Mal
         let Some(name_len) = nul(&b[name_start..end]) else {
             return Err(malformed(name_start, "unterminated field name"));
         };
-        if std::str::from_utf8(&b[name_start..name_start + name_len]).is_err() {
+        if !utf8(&b[name_start..name_start + name_len]) {
             return Err(malformed(name_start, "field name is not valid UTF-8"));
         }
         let at = name_start + name_len + 1;
@@ -394,7 +400,7 @@ fn check_doc(b: &[u8], start: usize, len: usize, depth: usize) -> Result<(), Mal
             }
             ty::REGEX => {
                 let a = cstring_len(b, at).map_err(|_| malformed(at, "bad regex"))?;
-                if std::str::from_utf8(&b[at..at + n - 1]).is_err() {
+                if !utf8(&b[at..at + n - 1]) {
                     return Err(malformed(at, "regex is not valid UTF-8"));
                 }
                 let _ = a;

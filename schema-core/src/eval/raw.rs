@@ -495,6 +495,34 @@ mod tests {
     }
 
     #[test]
+    fn names_and_strings_must_be_utf8_and_multibyte_text_is_fine() {
+        let regex = bson::Regex {
+            pattern: "é+".try_into().unwrap(),
+            options: "i".try_into().unwrap(),
+        };
+        let doc = bson::doc! { "café": "日本 🎉", "n": { "ä": "x" }, "r": regex };
+        let good = bson::serialize_to_vec(&doc).unwrap();
+        assert!(check_structure(&good).is_ok());
+        // Break one byte of each: a name, a string, a nested name, the regex.
+        for (needle, what) in [
+            ("café".as_bytes(), "field name"),
+            ("本".as_bytes(), "string"),
+            ("ä".as_bytes(), "field name"),
+            (b"\xc3\xa9+".as_slice(), "regex"),
+        ] {
+            let at = good
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .expect("the text is in the document");
+            let mut bad = good.clone();
+            bad[at] = 0xff;
+            let e = check_structure(&bad).unwrap_err();
+            assert!(e.reason.contains(what) && e.reason.contains("UTF-8"), "{e}");
+            assert!(e.offset <= at, "{e} (broken byte at {at})");
+        }
+    }
+
+    #[test]
     fn nesting_beyond_the_server_limit_is_malformed() {
         let mut d = bson::doc! {};
         for _ in 0..MAX_DEPTH {

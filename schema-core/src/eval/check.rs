@@ -409,9 +409,11 @@ fn object_marked(r: &ObjRules, v: &[u8], mut seen: impl Marks) -> Result<bool, B
     let mut count = 0u64;
     let mut it = Iter::new(v)?;
     let mut hint = 0;
-    while let Some(e) = it.next_elem()? {
+    while let Some((e, expected)) = it.next_expecting(r.lookup.expected(hint))? {
         count += 1;
-        let slot = if r.names.is_empty() {
+        let slot = if expected {
+            Some(hint)
+        } else if r.names.is_empty() {
             None
         } else {
             r.lookup.find(e.name, e.head, hint)
@@ -585,6 +587,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A `required` name holding a NUL byte is never taken for a shorter field name followed by
+    /// value bytes that happen to match the rest.
+    #[test]
+    fn a_required_name_with_a_nul_byte_does_not_match_a_shorter_field() {
+        let s = JsonSchema {
+            required: Some(vec!["a\0b".to_string()]),
+            ..JsonSchema::default()
+        };
+        let node = compile(&s, "", true).expect("compiles");
+        // {a: "b"}: the bytes after the name "a" and its NUL are the string's length, so build
+        // a field whose value starts with "b\0": a symbol-free case is an int32 0x0062.
+        let doc = bson::serialize_to_vec(&bson::doc! { "a": 0x62_i32 }).unwrap();
+        assert_eq!(&doc[5..9], b"a\0b\0");
+        assert!(!check(&node, ty::DOCUMENT, &doc).unwrap());
+        let with = bson::serialize_to_vec(&bson::doc! { "a": 0x62_i32, "x": 1 }).unwrap();
+        assert!(!check(&node, ty::DOCUMENT, &with).unwrap());
     }
 
     /// Int enums answer by integer membership only when no member is a double or decimal.

@@ -236,6 +236,9 @@ impl Hasher for NameHasher {
 pub(crate) struct Key {
     len: usize,
     head: u64,
+    /// Shorter than eight bytes and free of NUL (a `required` string may hold one, a field name
+    /// cannot): a masked word comparison then finds exactly this name.
+    predictable: bool,
     name: Box<[u8]>,
 }
 
@@ -244,6 +247,7 @@ impl Key {
         Key {
             len: name.len(),
             head: head_word(name),
+            predictable: name.len() < 8 && !name.contains(&0),
             name: name.into(),
         }
     }
@@ -268,6 +272,18 @@ pub(crate) enum Lookup {
 const LINEAR_MAX: usize = 12;
 
 impl Lookup {
+    /// The name expected at `hint` as `(length, head word)`, for [`super::raw::Iter::next_expecting`].
+    #[inline]
+    pub(crate) fn expected(&self, hint: usize) -> Option<(usize, u64)> {
+        match self {
+            Lookup::Linear(keys) => keys
+                .get(hint)
+                .filter(|k| k.predictable)
+                .map(|k| (k.len, k.head)),
+            Lookup::Hashed(_) => None,
+        }
+    }
+
     /// The slot of `name`, whose [`head_word`] is `head`; `hint` is tried first (documents
     /// usually list fields in the schema's order, so the slot after the previous field's is the
     /// likely one).

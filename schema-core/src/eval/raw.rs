@@ -228,6 +228,17 @@ impl<'a> Iter<'a> {
     /// through memory costs more than the call.
     #[inline(always)]
     pub(crate) fn next_elem(&mut self) -> Result<Option<Elem<'a>>, Bad> {
+        Ok(self.next_expecting(None)?.map(|(e, _)| e))
+    }
+
+    /// [`Iter::next_elem`] for a caller that expects a name shorter than eight bytes, given as
+    /// `(length, head word)`: when the next name is exactly that (its bytes and its NUL in one
+    /// masked comparison), the flag is true and no scan for the name's end runs.
+    #[inline(always)]
+    pub(crate) fn next_expecting(
+        &mut self,
+        expect: Option<(usize, u64)>,
+    ) -> Result<Option<(Elem<'a>, bool)>, Bad> {
         let b = self.bytes;
         let end = b.len() - 1;
         if self.pos >= end {
@@ -242,18 +253,40 @@ impl<'a> Iter<'a> {
             return Err(Bad);
         }
         let name_start = self.pos + 1;
-        let Some((name_len, head)) = name_at(b, name_start, end) else {
-            return Err(Bad);
+        let mut expected = None;
+        if let Some((len, head)) = expect
+            && len < 8
+            && let Some(s) = b.get(name_start..name_start + 8)
+            && name_start + 8 <= end
+        {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(s);
+            // The name's bytes and the NUL after them: the head word is zero at `len`.
+            let mask = u64::MAX >> (56 - 8 * len);
+            if u64::from_le_bytes(w) & mask == head {
+                expected = Some((len, head));
+            }
+        }
+        let matched = expected.is_some();
+        let (name_len, head) = match expected {
+            Some(x) => x,
+            None => match name_at(b, name_start, end) {
+                Some(x) => x,
+                None => return Err(Bad),
+            },
         };
         let value_start = name_start + name_len + 1;
         let n = value_len(t, &b[..end], value_start)?;
         self.pos = value_start + n;
-        Ok(Some(Elem {
-            ty: t,
-            name: &b[name_start..name_start + name_len],
-            head,
-            value: &b[value_start..value_start + n],
-        }))
+        Ok(Some((
+            Elem {
+                ty: t,
+                name: &b[name_start..name_start + name_len],
+                head,
+                value: &b[value_start..value_start + n],
+            },
+            matched,
+        )))
     }
 }
 

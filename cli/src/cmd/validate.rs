@@ -621,6 +621,7 @@ enum Broken {
 
 /// An example document of a failing rule: its `_id` as relaxed Extended JSON, or its position
 /// in the chunk when it has none.
+#[derive(Clone)]
 enum Example {
     Id(String),
     Index(u64),
@@ -814,13 +815,15 @@ impl Done {
             return;
         }
         self.invalid += 1;
-        let id = bson::RawDocument::from_bytes(doc)
-            .ok()
-            .and_then(|d| d.get("_id").ok().flatten())
-            .and_then(|v| Bson::try_from(v).ok())
-            .map(Bson::into_relaxed_extjson);
+        let id = || {
+            bson::RawDocument::from_bytes(doc)
+                .ok()
+                .and_then(|d| d.get("_id").ok().flatten())
+                .and_then(|v| Bson::try_from(v).ok())
+                .map(Bson::into_relaxed_extjson)
+        };
         if jsonl {
-            self.render(id, verdict);
+            self.render(id(), verdict);
             return;
         }
         let mut keys: Vec<String> = Vec::new();
@@ -830,15 +833,17 @@ impl Done {
                 keys.push(key);
             }
         }
-        let shown = id.map(|v| v.to_string());
+        // The id is rendered only while a rule still wants examples.
+        let mut shown: Option<Example> = None;
         for key in keys {
             let (count, examples) = self.rules.entry(key).or_insert((0, Vec::new()));
             *count += 1;
             if examples.len() < job.examples {
-                examples.push(match &shown {
-                    Some(s) => Example::Id(s.clone()),
+                let example = shown.get_or_insert_with(|| match id() {
+                    Some(v) => Example::Id(v.to_string()),
                     None => Example::Index(local),
                 });
+                examples.push(example.clone());
             }
         }
     }

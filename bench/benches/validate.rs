@@ -11,7 +11,7 @@
 //!
 //! Knobs (environment): `VALIDATE_BENCH_MB` (size of the valid corpus, default 192),
 //! `VALIDATE_BENCH_INVALID_MB` (the invalid one, default an eighth of that, so runs of both last
-//! about as long), `VALIDATE_BENCH_RUNS` (runs per thread count, default 5; 0 only writes the
+//! about as long), `VALIDATE_BENCH_RUNS` (runs per thread count, default 9; 0 only writes the
 //! files), `VALIDATE_BENCH_DIR` (write the corpora there and keep them, e.g. to measure memory
 //! with `/usr/bin/time -v target/release/mongo-schema validate ...`).
 
@@ -99,7 +99,7 @@ fn run(input: &Path, threads: usize, expected: ExitCode) -> Took {
 fn main() {
     let mb = env_usize("VALIDATE_BENCH_MB", 192);
     let invalid_mb = env_usize("VALIDATE_BENCH_INVALID_MB", mb / 8);
-    let runs = env_usize("VALIDATE_BENCH_RUNS", 5);
+    let runs = env_usize("VALIDATE_BENCH_RUNS", 9);
     let (dir, keep) = match std::env::var("VALIDATE_BENCH_DIR") {
         Ok(d) => (PathBuf::from(d), true),
         Err(_) => (

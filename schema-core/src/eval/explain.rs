@@ -111,6 +111,41 @@ fn child_in<'a>(src: &'a Document, key: &str, name: &str) -> &'a Document {
     child(src, key).get_document(name).unwrap_or(&EMPTY)
 }
 
+/// The server's `errInfo.details` for a document the root schema rejects, and the failures.
+pub(crate) fn explain_root(
+    s: &JsonSchema,
+    src: &Document,
+    n: &Node,
+    bytes: &[u8],
+) -> Result<(Document, Vec<Failure>), Bad> {
+    // A root type that excludes objects parses to an always-false expression on the server,
+    // reported whole (doc_validation_error_json_schema_test NoTopLevelObjectTypeRejectsAllDocuments).
+    if n.types
+        .is_some_and(|mask| mask & type_bit(ty::DOCUMENT) == 0)
+    {
+        let failure = Failure {
+            path: at("").to_string(),
+            keyword: "$jsonSchema",
+            message: "the root type excludes object, so every document is rejected".to_string(),
+        };
+        let details = doc! {
+            "operatorName": "$jsonSchema",
+            "specifiedAs": { "$jsonSchema": src.clone() },
+            "reason": "expression always evaluates to false",
+        };
+        return Ok((details, vec![failure]));
+    }
+    let mut explainer = Explainer {
+        failures: Vec::new(),
+    };
+    let rules = explainer.rules(s, src, n, ty::DOCUMENT, bytes, "")?;
+    // The root schema's title and description sit beside the operator name (5.1+).
+    let mut details = doc! { "operatorName": "$jsonSchema" };
+    annotate(&mut details, s);
+    details.insert("schemaRulesNotSatisfied", rules);
+    Ok((details, explainer.failures))
+}
+
 impl Explainer {
     fn fail(&mut self, keyword: &'static str, path: &str, message: String) {
         self.failures.push(Failure {
@@ -273,8 +308,9 @@ impl Explainer {
                                 key,
                                 path,
                                 format!(
-                                    "{} is {word} than the {which} length {m} ({len} characters)",
-                                    show(&value)
+                                    "{} is {word} than the {which} length {m} ({})",
+                                    show(&value),
+                                    counted(len, "character", "characters")
                                 ),
                             );
                             out.push(doc! {
@@ -305,7 +341,7 @@ impl Explainer {
             for (i, (x, xn)) in list.iter().zip(&n.all_of).enumerate() {
                 if !check(xn, t, v)? {
                     let details = self.rules(x, child_at(src, "allOf", i), xn, t, v, path)?;
-                    failed.push(doc! { "index": i as i32, "details": details });
+                    failed.push(indexed(i, x, details));
                 }
             }
             if !failed.is_empty() {
@@ -327,7 +363,7 @@ impl Explainer {
                 let mut failed = Vec::new();
                 for (i, (x, xn)) in list.iter().zip(&n.any_of).enumerate() {
                     let details = sub.rules(x, child_at(src, "anyOf", i), xn, t, v, path)?;
-                    failed.push(doc! { "index": i as i32, "details": details });
+                    failed.push(indexed(i, x, details));
                 }
                 self.fail(
                     "anyOf",
@@ -351,7 +387,7 @@ impl Explainer {
                 let mut failed = Vec::new();
                 for (i, (x, xn)) in list.iter().zip(&n.one_of).enumerate() {
                     let details = sub.rules(x, child_at(src, "oneOf", i), xn, t, v, path)?;
-                    failed.push(doc! { "index": i as i32, "details": details });
+                    failed.push(indexed(i, x, details));
                 }
                 self.fail(
                     "oneOf",
@@ -428,14 +464,17 @@ impl Explainer {
                 self.fail(
                     key,
                     path,
-                    format!("array has {len} items, {word} than the {which} {m}"),
+                    format!(
+                        "array has {}, {word} than the {which} {m}",
+                        counted(len, "item", "items")
+                    ),
                 );
                 out.push(doc! {
                     "operatorName": key,
                     "specifiedAs": kw(src, key, count_bson(m)),
                     "reason": "array did not match specified length",
                     "consideredValue": to_bson(ty::ARRAY, v)?,
-                    "numberOfItems": len as i64,
+                    "numberOfItems": count_bson(len),
                 });
             }
         }
@@ -569,7 +608,7 @@ impl Explainer {
         let mut count = 0u64;
         let mut props_failed = Vec::new();
         let mut not_allowed = Vec::new();
-        let mut additional_failed = Vec::new();
+        let mut additional_failed: Option<Document> = None;
         let mut pattern_failed = Vec::new();
         let patterns: Vec<(&String, &JsonSchema)> = s.pattern_properties.iter().collect();
         let mut it = Iter::new(v)?;
@@ -602,11 +641,11 @@ impl Explainer {
                         let (pat, x) = patterns[k];
                         let xsrc = child_in(src, "patternProperties", pat);
                         let details = self.rules(x, xsrc, xn, e.ty, e.value, &fpath)?;
-                        pattern_failed.push(doc! {
-                            "propertyName": name.clone(),
-                            "regexMatched": pat.clone(),
-                            "details": details,
-                        });
+                        let mut entry = doc! { "propertyName": name.clone() };
+                        annotate(&mut entry, x);
+                        entry.insert("regexMatched", pat.clone());
+                        entry.insert("details", details);
+                        pattern_failed.push(entry);
                     }
                 }
             }
@@ -621,11 +660,19 @@ impl Explainer {
                         not_allowed.push(Bson::String(name));
                     }
                     (Some(Extra::Schema(xn)), Some(Additional::Schema(x)))
-                        if !check(xn, e.ty, e.value)? =>
+                        if additional_failed.is_none() && !check(xn, e.ty, e.value)? =>
                     {
                         let xsrc = child(src, "additionalProperties");
                         let details = self.rules(x, xsrc, xn, e.ty, e.value, &fpath)?;
-                        additional_failed.push(doc! { "propertyName": name, "details": details });
+                        let mut entry = doc! { "operatorName": "additionalProperties" };
+                        annotate(&mut entry, x);
+                        entry.insert(
+                            "reason",
+                            "at least one additional property did not match the subschema",
+                        );
+                        entry.insert("failingProperty", name);
+                        entry.insert("details", details);
+                        additional_failed = Some(entry);
                     }
                     _ => {}
                 }
@@ -641,12 +688,9 @@ impl Explainer {
                 "additionalProperties": not_allowed,
             });
         }
-        if !additional_failed.is_empty() {
-            out.push(doc! {
-                "operatorName": "additionalProperties",
-                "reason": "at least one additional property did not match the sub-schema",
-                "details": additional_failed,
-            });
+        // The server reports the first additional property that fails the schema.
+        if let Some(entry) = additional_failed {
+            out.push(entry);
         }
         if !pattern_failed.is_empty() {
             out.push(doc! { "operatorName": "patternProperties", "details": pattern_failed });
@@ -684,7 +728,10 @@ impl Explainer {
                 self.fail(
                     key,
                     path,
-                    format!("object has {count} properties, {word} than the {which} {m}"),
+                    format!(
+                        "object has {}, {word} than the {which} {m}",
+                        counted(count, "property", "properties")
+                    ),
                 );
                 out.push(doc! {
                     "operatorName": key,
@@ -742,6 +789,23 @@ fn annotate(entry: &mut Document, s: &JsonSchema) {
     }
     if let Some(d) = &s.description {
         entry.insert("description", d.clone());
+    }
+}
+
+/// An entry of `schemasNotSatisfied`: the subschema's index, title and description, details.
+fn indexed(i: usize, s: &JsonSchema, details: Vec<Document>) -> Document {
+    let mut entry = doc! { "index": count_bson(i as u64) };
+    annotate(&mut entry, s);
+    entry.insert("details", details);
+    entry
+}
+
+/// `1 item`, `3 items`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
     }
 }
 

@@ -237,33 +237,13 @@ impl Validator {
             Ok(false) => {}
             Err(raw::Bad) => return Err(malformed()),
         }
-        let mut explainer = explain::Explainer {
-            failures: Vec::new(),
-        };
-        let rules = explainer
-            .rules(
-                &self.schema,
-                &self.source,
-                &self.root,
-                raw::ty::DOCUMENT,
-                bytes,
-                "",
-            )
-            .map_err(|_| malformed())?;
-        let summaries = explainer.failures.iter().map(ToString::to_string).collect();
-        // The root schema's title and description sit beside the operator name (5.1+).
-        let mut details = bson::doc! { "operatorName": "$jsonSchema" };
-        if let Some(t) = &self.schema.title {
-            details.insert("title", t.clone());
-        }
-        if let Some(d) = &self.schema.description {
-            details.insert("description", d.clone());
-        }
-        details.insert("schemaRulesNotSatisfied", rules);
+        let (details, failures) =
+            explain::explain_root(&self.schema, &self.source, &self.root, bytes)
+                .map_err(|_| malformed())?;
         Ok(Verdict {
             details: Some(details),
-            summaries,
-            failures: explainer.failures,
+            summaries: failures.iter().map(ToString::to_string).collect(),
+            failures,
         })
     }
 }

@@ -185,3 +185,23 @@ fn live_explain_against_mongodb_uri() {
     assert_ne!(outcome, Outcome::Failed, "{text}");
     assert!(text.contains("explain: 1 queries"), "{text}");
 }
+
+#[test]
+fn github_format_annotates_each_unserved_query_and_the_count() {
+    let server = server();
+    let uri = uri(&server);
+    let (outcome, text) = run(&["--uri", &uri, "--db", "shop", "--format", "github"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "::error title=mongo-schema explain%3A explain_orders.by_user_status::not served by an \
+         index: COLLSCAN, keys examined 0, docs examined 1, returned 1",
+        "{text}"
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some("::notice title=mongo-schema explain::explain: 1 queries, 1 not served by an index"),
+        "{text}"
+    );
+}

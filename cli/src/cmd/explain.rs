@@ -43,6 +43,9 @@ pub enum ExplainFormat {
     Text,
     /// One JSON document.
     Json,
+    /// GitHub Actions annotations: an error per query not served by an index, a notice per
+    /// skipped query, then a summary notice.
+    Github,
 }
 
 /// What explain said about one declared query.
@@ -103,6 +106,7 @@ pub fn run(
     let text = match args.output.format.unwrap_or(ExplainFormat::Text) {
         ExplainFormat::Text => text(&reports),
         ExplainFormat::Json => json(&reports),
+        ExplainFormat::Github => github(&reports, args.declared.manifest.as_deref()),
     };
     console.out(&text);
     Ok(if reports.iter().any(QueryReport::is_finding) {
@@ -152,45 +156,82 @@ async fn explain_one(
     })
 }
 
+/// What explain said about one query, in one line (`IXSCAN status_1, keys examined ...`).
+fn plan_line(r: &QueryReport) -> String {
+    match &r.summary {
+        None => "skipped: no document to sample values from".to_owned(),
+        Some(s) => {
+            let plan = match (s.access, s.index()) {
+                (PlanAccess::IndexScan, Some(index)) => format!("IXSCAN {index}"),
+                (PlanAccess::IndexScan, None) => "IXSCAN".to_owned(),
+                (PlanAccess::CollectionScan, _) => "COLLSCAN".to_owned(),
+                (PlanAccess::Eof, _) => "EOF".to_owned(),
+                (PlanAccess::Unknown, _) => "unknown plan".to_owned(),
+            };
+            let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+            let mut line = format!(
+                "{plan}{}, keys examined {}, docs examined {}, returned {}",
+                if s.in_memory_sort {
+                    ", in-memory sort"
+                } else {
+                    ""
+                },
+                n(s.keys_examined),
+                n(s.docs_examined),
+                n(s.n_returned)
+            );
+            if s.is_over_examined() {
+                line.push_str(" [over-examined]");
+            }
+            line
+        }
+    }
+}
+
+/// The closing count.
+fn tally(reports: &[QueryReport]) -> String {
+    let bad = reports.iter().filter(|r| r.is_finding()).count();
+    format!(
+        "explain: {} queries, {bad} not served by an index",
+        reports.len()
+    )
+}
+
 /// The report for a terminal: one line per query, then a count.
 pub fn text(reports: &[QueryReport]) -> String {
     let mut out = String::new();
     for r in reports {
-        let line = match &r.summary {
-            None => "skipped: no document to sample values from".to_owned(),
-            Some(s) => {
-                let plan = match (s.access, s.index()) {
-                    (PlanAccess::IndexScan, Some(index)) => format!("IXSCAN {index}"),
-                    (PlanAccess::IndexScan, None) => "IXSCAN".to_owned(),
-                    (PlanAccess::CollectionScan, _) => "COLLSCAN".to_owned(),
-                    (PlanAccess::Eof, _) => "EOF".to_owned(),
-                    (PlanAccess::Unknown, _) => "unknown plan".to_owned(),
-                };
-                let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
-                let mut line = format!(
-                    "{plan}{}, keys examined {}, docs examined {}, returned {}",
-                    if s.in_memory_sort {
-                        ", in-memory sort"
-                    } else {
-                        ""
-                    },
-                    n(s.keys_examined),
-                    n(s.docs_examined),
-                    n(s.n_returned)
-                );
-                if s.is_over_examined() {
-                    line.push_str(" [over-examined]");
-                }
-                line
-            }
-        };
         let mark = if r.is_finding() { "error" } else { "ok" };
-        out.push_str(&format!("{mark}: {}.{}: {line}\n", r.collection, r.query));
+        out.push_str(&format!(
+            "{mark}: {}.{}: {}\n",
+            r.collection,
+            r.query,
+            plan_line(r)
+        ));
     }
-    let bad = reports.iter().filter(|r| r.is_finding()).count();
-    out.push_str(&format!(
-        "explain: {} queries, {bad} not served by an index\n",
-        reports.len()
+    out.push_str(&tally(reports));
+    out.push('\n');
+    out
+}
+
+/// The report as GitHub Actions annotations (on `file` when the declarations came from one).
+pub fn github(reports: &[QueryReport], file: Option<&std::path::Path>) -> String {
+    use crate::render::{Severity, github::annotation};
+    let mut out = String::new();
+    for r in reports {
+        let title = format!("mongo-schema explain: {}.{}", r.collection, r.query);
+        if r.is_finding() {
+            let message = format!("not served by an index: {}", plan_line(r));
+            out.push_str(&annotation(Severity::Error, file, &title, &message));
+        } else if r.summary.is_none() {
+            out.push_str(&annotation(Severity::Note, file, &title, &plan_line(r)));
+        }
+    }
+    out.push_str(&annotation(
+        Severity::Note,
+        file,
+        "mongo-schema explain",
+        &tally(reports),
     ));
     out
 }

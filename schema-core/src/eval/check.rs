@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 
 use super::compare::equal;
 use super::compile::{
-    ArrRules, Bound, Dep, EnumSet, Extra, ItemsRule, Node, NumRules, ObjRules, StrRules, type_bit,
+    ArrRules, Bound, Dep, EncryptOutcome, EnumSet, Extra, ItemsRule, Node, NumRules, ObjRules,
+    StrRules, type_bit,
 };
 use super::number::{Num, cmp_num, is_multiple};
 use super::pattern::is_match;
@@ -266,7 +267,9 @@ pub(crate) fn check(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
     if n.only_types {
         return Ok(true);
     }
-    if n.encrypt && !(t == ty::BINARY && v.get(4) == Some(&6)) {
+    if let Some(e) = n.encrypt
+        && e.judge(t, v) != EncryptOutcome::Holds
+    {
         return Ok(false);
     }
     if let Some(e) = &n.enumeration

@@ -60,6 +60,63 @@ fn alias_bits(t: BsonType) -> u32 {
     }
 }
 
+/// `encrypt`: what an encrypted value must be.
+///
+/// The server turns `encrypt` into `$_internalSchemaBinDataSubType: 6` and, when `encrypt` has a
+/// `bsonType`, `$_internalSchemaBinDataEncryptedType` with that type set (`json_schema_parser.cpp`
+/// `translateEncryptionKeywords`). The second reads the FLE blob header in the binData payload
+/// (`expression_type.h`, `FleBlobHeader`): one byte of blob subtype, the 16-byte key UUID, then
+/// the original value's BSON type byte at offset 17. Only blob subtypes 1 (deterministic) and
+/// 2 (random) are matched against the type set; a payload shorter than the 18-byte header or
+/// with any other blob subtype does not match. (A blob subtype the server's `EncryptedBinDataType`
+/// enum does not know makes the server fail the write with BadValue rather than report a
+/// validation error; here it is a rejection too, reported as the wrong type.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encrypt {
+    /// `encrypt` without `bsonType`: binData subtype 6 is enough.
+    Any,
+    /// `encrypt.bsonType`: the original types allowed, as type bits (`number` sets four).
+    Types(u32),
+}
+
+/// How a value fares against [`Encrypt`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EncryptOutcome {
+    /// The value satisfies `encrypt`.
+    Holds,
+    /// Not binData subtype 6: errInfo reason "value was not encrypted".
+    NotEncrypted,
+    /// Encrypted, but the blob header does not name an allowed original type: errInfo reason
+    /// "encrypted value has wrong type".
+    WrongType,
+}
+
+/// FLE blob header length: blob subtype, key UUID, original BSON type.
+const FLE_BLOB_HEADER: usize = 18;
+
+impl Encrypt {
+    /// Judges a value of element type `t` with value bytes `v` (for binData: length, subtype,
+    /// payload).
+    #[inline]
+    pub(crate) fn judge(self, t: u8, v: &[u8]) -> EncryptOutcome {
+        if t != ty::BINARY || v.get(4) != Some(&6) {
+            return EncryptOutcome::NotEncrypted;
+        }
+        let Encrypt::Types(mask) = self else {
+            return EncryptOutcome::Holds;
+        };
+        let blob = v.get(5..).unwrap_or_default();
+        let holds = blob.len() >= FLE_BLOB_HEADER
+            && matches!(blob[0], 1 | 2)
+            && type_bit(blob[FLE_BLOB_HEADER - 1]) & mask != 0;
+        if holds {
+            EncryptOutcome::Holds
+        } else {
+            EncryptOutcome::WrongType
+        }
+    }
+}
+
 /// Why a schema could not be compiled.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -336,7 +393,8 @@ pub(crate) struct ObjRules {
 pub(crate) struct Node {
     /// Allowed type bits; `None` when `type`/`bsonType` is absent.
     pub types: Option<u32>,
-    pub encrypt: bool,
+    /// `encrypt`, when present.
+    pub encrypt: Option<Encrypt>,
     pub enumeration: Option<Box<EnumSet>>,
     pub num: Option<Box<NumRules>>,
     pub string: Option<Box<StrRules>>,
@@ -387,9 +445,15 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
         types: s
             .allowed_types()
             .map(|ts| ts.into_iter().fold(0, |m, t| m | alias_bits(t))),
-        encrypt: s.encrypt.is_some(),
         ..Node::default()
     };
+    if let Some(e) = &s.encrypt {
+        let types = crate::schema::parse::encrypt_types(e, &join(path, "encrypt"))?;
+        n.encrypt = Some(match types {
+            None => Encrypt::Any,
+            Some(ts) => Encrypt::Types(ts.into_iter().fold(0, |m, t| m | alias_bits(t))),
+        });
+    }
     if let Some(values) = &s.enumeration {
         n.enumeration = Some(Box::new(EnumSet::new(values)));
     }
@@ -474,7 +538,7 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
     }
     n.combinators =
         !n.all_of.is_empty() || !n.any_of.is_empty() || !n.one_of.is_empty() || n.not.is_some();
-    n.only_types = !n.encrypt
+    n.only_types = n.encrypt.is_none()
         && n.enumeration.is_none()
         && n.num.is_none()
         && n.string.is_none()

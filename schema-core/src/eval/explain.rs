@@ -9,7 +9,7 @@
 use bson::{Bson, Document, doc};
 
 use super::check::{check, code_points, first_duplicate, in_enum, within};
-use super::compile::{Dep, Extra, ItemsRule, Node, type_bit};
+use super::compile::{Dep, EncryptOutcome, Extra, ItemsRule, Node, type_bit};
 use super::number::is_multiple;
 use super::pattern::is_match;
 use super::raw::{Bad, Iter, num_of, str_bytes, ty};
@@ -204,13 +204,22 @@ impl Explainer {
             });
             return Ok(out);
         }
-        if n.encrypt && !(t == ty::BINARY && v.get(4) == Some(&6)) {
-            self.fail(
-                "encrypt",
-                path,
-                "value is not encrypted (binData subtype 6)".to_string(),
-            );
-            out.push(doc! { "operatorName": "encrypt", "reason": "value was not encrypted" });
+        match n.encrypt.map(|e| e.judge(t, v)) {
+            None | Some(EncryptOutcome::Holds) => {}
+            Some(EncryptOutcome::NotEncrypted) => {
+                self.fail(
+                    "encrypt",
+                    path,
+                    "value is not encrypted (binData subtype 6)".to_string(),
+                );
+                out.push(doc! { "operatorName": "encrypt", "reason": "value was not encrypted" });
+            }
+            Some(EncryptOutcome::WrongType) => {
+                self.fail("encrypt", path, encrypted_type_summary(s, v));
+                out.push(
+                    doc! { "operatorName": "encrypt", "reason": "encrypted value has wrong type" },
+                );
+            }
         }
         match t {
             ty::INT32 | ty::INT64 | ty::DOUBLE | ty::DECIMAL => {
@@ -776,7 +785,16 @@ impl Explainer {
             }
         }
         if !failing_deps.is_empty() {
-            out.push(doc! { "operatorName": "dependencies", "failingDependencies": failing_deps });
+            // Strings named `title`/`description` among the entries annotate the rule.
+            let mut entry = doc! { "operatorName": "dependencies" };
+            if let Some(t) = &s.dependencies_title {
+                entry.insert("title", t.clone());
+            }
+            if let Some(d) = &s.dependencies_description {
+                entry.insert("description", d.clone());
+            }
+            entry.insert("failingDependencies", failing_deps);
+            out.push(entry);
         }
         Ok(())
     }
@@ -806,6 +824,33 @@ fn counted(n: u64, one: &str, many: &str) -> String {
         format!("1 {one}")
     } else {
         format!("{n} {many}")
+    }
+}
+
+/// The summary for an encrypted value whose FLE blob header does not name a type that
+/// `encrypt.bsonType` allows (`v`: binData length, subtype, payload).
+fn encrypted_type_summary(s: &JsonSchema, v: &[u8]) -> String {
+    let allowed: Vec<&str> = match s.encrypt.as_ref().and_then(|e| e.get("bsonType")) {
+        Some(Bson::String(name)) => vec![name.as_str()],
+        Some(Bson::Array(list)) => list.iter().filter_map(Bson::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let expected = if allowed.is_empty() {
+        "no type (encrypt.bsonType is empty)".to_string()
+    } else {
+        allowed.join(" or ")
+    };
+    match v.get(5..).unwrap_or_default() {
+        [1 | 2, header @ ..] if header.len() >= 17 => format!(
+            "encrypted value has original type {}, expected {expected}",
+            type_alias(header[16])
+        ),
+        [blob_subtype, rest @ ..] if rest.len() >= 17 => format!(
+            "encrypted value has FLE blob subtype {blob_subtype}, whose original type is not checked (only 1 and 2 are), expected {expected}"
+        ),
+        _ => format!(
+            "encrypted value is shorter than the 18-byte FLE blob header, expected original type {expected}"
+        ),
     }
 }
 

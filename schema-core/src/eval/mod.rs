@@ -56,8 +56,14 @@
 //! where it provably gives PCRE2's answer.
 //!
 //! Limits: nesting deeper than [`MAX_DEPTH`] (100, the server's limit for stored documents) is
-//! malformed for [`Validator::validate_bytes`]; `encrypt` checks the binData subtype (6), not the
-//! encrypted payload's inner type.
+//! malformed for [`Validator::validate_bytes`].
+//!
+//! `encrypt` requires binData subtype 6; `encrypt.bsonType` also requires the payload's FLE blob
+//! header to be a client-side (FLE1) one, blob subtype 1 or 2, whose original-type byte (offset
+//! 17, after the blob subtype and the 16-byte key id) is one of the named types (`number` counts
+//! int, long, double and decimal). A shorter payload or another blob subtype is rejected ("encrypted
+//! value has wrong type"), as on the server; where the server does not know the blob subtype at
+//! all it fails the write with an error instead, which refuses the document just the same.
 //!
 //! Numbers: int/long/double comparisons are exact; decimal128 is decoded from its bits and
 //! compared exactly with ints, longs and other decimals; a double meets a decimal after rounding

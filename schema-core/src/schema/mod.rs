@@ -72,6 +72,11 @@ pub struct JsonSchema {
     pub max_properties: Option<u64>,
     /// `dependencies`: when a property is present, other properties or a schema must hold too.
     pub dependencies: IndexMap<String, Dependency>,
+    /// A `title` string written among the `dependencies` entries: the server skips it as a
+    /// dependency and echoes it on a failing `dependencies` rule.
+    pub dependencies_title: Option<String>,
+    /// A `description` string written among the `dependencies` entries, likewise.
+    pub dependencies_description: Option<String>,
 
     /// `allOf`: every branch must match.
     pub all_of: Option<Vec<JsonSchema>>,

@@ -315,6 +315,24 @@ fn parse_types<T: Copy + PartialEq>(
     path: &str,
     lookup: impl Fn(&str) -> Option<T>,
 ) -> Result<Vec<T>, ParseError> {
+    let types = parse_type_set(value, keyword, path, lookup)?;
+    if types.is_empty() {
+        return Err(invalid(
+            path,
+            FAILED_TO_PARSE,
+            format!("$jsonSchema keyword '{keyword}' must name at least one type"),
+        ));
+    }
+    Ok(types)
+}
+
+/// `JSONSchemaParser::parseTypeSet`: a type name or an array of them, which may be empty.
+fn parse_type_set<T: Copy + PartialEq>(
+    value: &Bson,
+    keyword: &str,
+    path: &str,
+    lookup: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, ParseError> {
     let names: Vec<&str> = match value {
         Bson::String(s) => vec![s.as_str()],
         Bson::Array(items) => {
@@ -372,14 +390,25 @@ fn parse_types<T: Copy + PartialEq>(
             }
         }
     }
-    if types.is_empty() {
-        return Err(invalid(
-            path,
-            FAILED_TO_PARSE,
-            format!("$jsonSchema keyword '{keyword}' must name at least one type"),
-        ));
-    }
     Ok(types)
+}
+
+/// The original types `encrypt.bsonType` allows (`None` when it is absent), parsed as the server
+/// parses it (`BSONTypeSet::parseFromBSON`): `bsonType` aliases, `number` included; unlike the
+/// `bsonType` keyword an empty array is accepted, and then no encrypted value matches.
+///
+/// # Errors
+/// The server's error for a malformed `bsonType`; `path` is the path of the `encrypt` keyword.
+pub(crate) fn encrypt_types(
+    encrypt: &Document,
+    path: &str,
+) -> Result<Option<Vec<BsonType>>, ParseError> {
+    match encrypt.get("bsonType") {
+        None => Ok(None),
+        Some(v) => {
+            parse_type_set(v, "bsonType", &join(path, "bsonType"), BsonType::from_alias).map(Some)
+        }
+    }
 }
 
 /// Compiles a pattern the way the server does (PCRE2, UTF mode, no flags) to reject bad ones.
@@ -764,6 +793,7 @@ fn parse_node(
                 "$jsonSchema keyword 'encrypt' must be an object ".to_string(),
             ));
         };
+        encrypt_types(d, &at("encrypt"))?;
         s.encrypt = Some(d.clone());
     }
 
@@ -885,6 +915,21 @@ fn parse_node(
         let mut out = IndexMap::with_capacity(deps.len());
         for (name, value) in deps {
             let sub_path = join(&dpath, name);
+            // The server lets `title` and `description` strings sit among the entries: they are
+            // annotations of the `dependencies` rule, not dependencies.
+            if let Bson::String(text) = value {
+                match name.as_str() {
+                    "title" => {
+                        s.dependencies_title = Some(text.clone());
+                        continue;
+                    }
+                    "description" => {
+                        s.dependencies_description = Some(text.clone());
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
             let dep = match value {
                 // A schema dependency applies to the same object: the root context carries over.
                 Bson::Document(d) => {

@@ -100,7 +100,10 @@ pub(super) fn to_document(schema: &JsonSchema) -> Document {
     if let Some(n) = schema.max_properties {
         d.insert("maxProperties", count(n));
     }
-    if !schema.dependencies.is_empty() {
+    if !schema.dependencies.is_empty()
+        || schema.dependencies_title.is_some()
+        || schema.dependencies_description.is_some()
+    {
         let mut deps = Document::new();
         for (name, dep) in &schema.dependencies {
             let value = match dep {
@@ -108,6 +111,12 @@ pub(super) fn to_document(schema: &JsonSchema) -> Document {
                 Dependency::Schema(s) => Bson::Document(to_document(s)),
             };
             deps.insert(name.clone(), value);
+        }
+        if let Some(title) = &schema.dependencies_title {
+            deps.insert("title", title.clone());
+        }
+        if let Some(description) = &schema.dependencies_description {
+            deps.insert("description", description.clone());
         }
         d.insert("dependencies", deps);
     }
@@ -233,5 +242,29 @@ mod tests {
         assert_eq!(json["minimum"]["$numberLong"], "0");
         let relaxed = s.to_extjson(ExtJsonMode::Relaxed);
         assert_eq!(relaxed["minimum"], 0);
+    }
+
+    #[test]
+    fn dependency_annotations_survive_parse_and_render() {
+        // doc_validation_error_json_schema_test.cpp BasicPropertyDependency: a title string sits
+        // among the dependencies; it is kept, and rendered after the entries.
+        let read = doc! {
+            "dependencies": {
+                "a": ["b", "c"],
+                "d": { "required": ["e"] },
+                "title": "a needs b and c",
+                "description": "and d needs e",
+            }
+        };
+        let s = JsonSchema::from_document(&read).unwrap();
+        assert_eq!(s.dependencies.len(), 2);
+        assert_eq!(s.dependencies_title.as_deref(), Some("a needs b and c"));
+        assert_eq!(s.dependencies_description.as_deref(), Some("and d needs e"));
+        assert_eq!(s.to_document(), read);
+
+        let only_title = doc! { "dependencies": { "title": "nothing yet" } };
+        let s = JsonSchema::from_document(&only_title).unwrap();
+        assert!(s.dependencies.is_empty());
+        assert_eq!(s.to_document(), only_title);
     }
 }

@@ -642,6 +642,8 @@ struct Done {
     lines: u64,
     invalid: u64,
     rules: HashMap<String, (u64, Vec<Example>)>,
+    /// Scratch space for one document's rule keys.
+    keys: String,
     /// `--format jsonl`: each document's line after `{"index":N`; `ends` marks where each ends.
     out: Vec<u8>,
     ends: Vec<usize>,
@@ -668,6 +670,7 @@ fn check_framed(job: &Job<'_>, framed: Framed, raw: Raw) -> Done {
         lines: 0,
         invalid: 0,
         rules: HashMap::new(),
+        keys: String::new(),
         out: Vec::new(),
         ends: Vec::new(),
         broken: None,
@@ -783,8 +786,9 @@ fn json_line(line: &[u8], number: u64) -> Result<RawDocumentBuf, Broken> {
 }
 
 /// Ranks failures by rule: the keyword at a path with array positions folded together.
-fn rule_key(path: &str, keyword: &str) -> String {
-    let mut key = String::with_capacity(path.len() + keyword.len() + 3);
+/// Appends the rule of a failure to `key`: the keyword at a path with array positions folded
+/// together (`items.[].qty (minimum)`).
+fn push_rule_key(key: &mut String, path: &str, keyword: &str) {
     for (i, part) in path.split('.').enumerate() {
         if i > 0 {
             key.push('.');
@@ -798,7 +802,6 @@ fn rule_key(path: &str, keyword: &str) -> String {
     key.push_str(" (");
     key.push_str(keyword);
     key.push(')');
-    key
 }
 
 impl Done {
@@ -826,17 +829,28 @@ impl Done {
             self.render(id(), verdict);
             return;
         }
-        let mut keys: Vec<String> = Vec::new();
+        // This document's rules, each once, in `keys` (reused, so steady state allocates only
+        // for a rule the chunk has not seen).
+        let mut keys = std::mem::take(&mut self.keys);
+        let mut spans: Vec<std::ops::Range<usize>> = Vec::with_capacity(verdict.failures().len());
+        keys.clear();
         for f in verdict.failures() {
-            let key = rule_key(&f.path, f.keyword);
-            if !keys.contains(&key) {
-                keys.push(key);
+            let start = keys.len();
+            push_rule_key(&mut keys, &f.path, f.keyword);
+            if spans.iter().any(|r| keys[r.clone()] == keys[start..]) {
+                keys.truncate(start);
+            } else {
+                spans.push(start..keys.len());
             }
         }
         // The id is rendered only while a rule still wants examples.
         let mut shown: Option<Example> = None;
-        for key in keys {
-            let (count, examples) = self.rules.entry(key).or_insert((0, Vec::new()));
+        for span in spans {
+            let key = &keys[span];
+            let (count, examples) = match self.rules.get_mut(key) {
+                Some(entry) => entry,
+                None => self.rules.entry(key.to_string()).or_insert((0, Vec::new())),
+            };
             *count += 1;
             if examples.len() < job.examples {
                 let example = shown.get_or_insert_with(|| match id() {
@@ -846,6 +860,7 @@ impl Done {
                 examples.push(example.clone());
             }
         }
+        self.keys = keys;
     }
 
     /// `,"_id":...,"valid":false,"errors":[...],"summaries":[...]}` and a newline.

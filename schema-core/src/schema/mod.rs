@@ -87,9 +87,11 @@ pub struct JsonSchema {
     /// `not`: the branch must not match.
     pub not: Option<Box<JsonSchema>>,
 
-    /// `encrypt` (client-side field level encryption), kept verbatim.
+    /// `encrypt` (client-side field level encryption: `bsonType`, `algorithm`, `keyId`), kept
+    /// verbatim; the parser checks its fields as the server does, and the evaluator reads
+    /// `bsonType` to check the encrypted value's original type.
     pub encrypt: Option<Document>,
-    /// `encryptMetadata`, kept verbatim.
+    /// `encryptMetadata` (`algorithm`, `keyId`), kept verbatim after the same checks.
     pub encrypt_metadata: Option<Document>,
 
     /// Keywords the model does not know, kept verbatim in the order read.

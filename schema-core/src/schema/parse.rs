@@ -393,6 +393,127 @@ fn parse_type_set<T: Copy + PartialEq>(
     Ok(types)
 }
 
+/// The server's `IDLUnknownField` error code.
+const IDL_UNKNOWN_FIELD: i32 = 40415;
+/// The server's `InvalidUUID` error code.
+const INVALID_UUID: i32 = 207;
+
+/// Checks the fields of `encrypt` (IDL struct `EncryptionInfo`: `bsonType`, `algorithm`, `keyId`)
+/// or `encryptMetadata` (`EncryptionMetadata`: `algorithm`, `keyId`) the way the server's
+/// generated strict parser does (`encrypt_schema.idl`, `idl_parser.cpp`,
+/// `encrypt_schema_types.cpp`, `json_pointer.cpp`): fields in document order, an unknown field is
+/// error 40415, `algorithm` is one of the two FLE1 algorithm names (null is ignored), `keyId` is a
+/// JSON pointer string or an array of 16-byte UUIDs. `context` is the IDL context name
+/// (`encrypt` or `encryptMetadata`) used in the messages, `path` the keyword's path.
+fn check_encryption_fields(fields: &Document, context: &str, path: &str) -> Result<(), ParseError> {
+    for (name, value) in fields {
+        let at = join(path, name);
+        let field = format!("{context}.{name}");
+        match name.as_str() {
+            "bsonType" if context == "encrypt" => {
+                parse_type_set(value, "bsonType", &at, BsonType::from_alias)?;
+            }
+            "algorithm" => match value {
+                Bson::Null | Bson::Undefined => {}
+                Bson::String(a)
+                    if a == "AEAD_AES_256_CBC_HMAC_SHA_512-Deterministic"
+                        || a == "AEAD_AES_256_CBC_HMAC_SHA_512-Random" => {}
+                Bson::String(a) => {
+                    return Err(invalid(
+                        &at,
+                        BAD_VALUE,
+                        format!(
+                            "Enumeration value '{a}' for field '{field}' is not a valid value."
+                        ),
+                    ));
+                }
+                other => {
+                    return Err(invalid(
+                        &at,
+                        TYPE_MISMATCH,
+                        format!(
+                            "BSON field '{field}' is the wrong type '{}', expected type 'string'",
+                            type_name(other)
+                        ),
+                    ));
+                }
+            },
+            "keyId" => check_key_id(value, &at)?,
+            _ => {
+                return Err(invalid(
+                    &at,
+                    IDL_UNKNOWN_FIELD,
+                    format!("BSON field '{field}' is an unknown field."),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `EncryptSchemaKeyId::parseFromBSON`: a JSON pointer (`/a/b`) or an array of UUIDs.
+fn check_key_id(value: &Bson, path: &str) -> Result<(), ParseError> {
+    match value {
+        Bson::String(pointer) => {
+            if pointer.is_empty() {
+                return Err(invalid(
+                    path,
+                    51064,
+                    "Empty JSONPointers are not supported".to_string(),
+                ));
+            }
+            if !pointer.starts_with('/') {
+                return Err(invalid(
+                    path,
+                    51065,
+                    "JSONPointer must start with a '/'".to_string(),
+                ));
+            }
+            Ok(())
+        }
+        Bson::Array(keys) => {
+            for key in keys {
+                let Bson::Binary(b) = key else {
+                    return Err(invalid(
+                        path,
+                        51088,
+                        format!(
+                            "Array elements must have type BinData, found {}",
+                            type_name(key)
+                        ),
+                    ));
+                };
+                if b.subtype != bson::spec::BinarySubtype::Uuid {
+                    return Err(invalid(
+                        path,
+                        51084,
+                        format!(
+                            "Array elements must have bindata type UUID, found {}",
+                            u8::from(b.subtype)
+                        ),
+                    ));
+                }
+                if b.bytes.len() != 16 {
+                    return Err(invalid(
+                        path,
+                        INVALID_UUID,
+                        "uuid must be a 16-byte binary field with UUID (4) subtype".to_string(),
+                    ));
+                }
+            }
+            Ok(())
+        }
+        other => Err(invalid(
+            path,
+            51085,
+            format!(
+                "Expected either string or array of UUID for EncryptSchemaKeyId, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
 /// The original types `encrypt.bsonType` allows (`None` when it is absent), parsed as the server
 /// parses it (`BSONTypeSet::parseFromBSON`): `bsonType` aliases, `number` included; unlike the
 /// `bsonType` keyword an empty array is accepted, and then no encrypted value matches.
@@ -757,7 +878,7 @@ fn parse_node(
         })?);
     }
 
-    // Encryption keywords: kept verbatim; only their shape is checked.
+    // Encryption keywords: checked as the server's IDL parses them, then kept verbatim.
     let encrypt_metadata = doc.get("encryptMetadata");
     if encrypt.is_some() && encrypt_metadata.is_some() {
         return Err(invalid(
@@ -768,7 +889,10 @@ fn parse_node(
     }
     if let Some(v) = encrypt_metadata {
         match v {
-            Bson::Document(d) if !d.is_empty() => s.encrypt_metadata = Some(d.clone()),
+            Bson::Document(d) if !d.is_empty() => {
+                check_encryption_fields(d, "encryptMetadata", &at("encryptMetadata"))?;
+                s.encrypt_metadata = Some(d.clone());
+            }
             Bson::Document(_) => {
                 return Err(invalid(
                     &at("encryptMetadata"),
@@ -793,7 +917,7 @@ fn parse_node(
                 "$jsonSchema keyword 'encrypt' must be an object ".to_string(),
             ));
         };
-        encrypt_types(d, &at("encrypt"))?;
+        check_encryption_fields(d, "encrypt", &at("encrypt"))?;
         s.encrypt = Some(d.clone());
     }
 

@@ -199,7 +199,8 @@ impl Source {
             ),
         };
         // Named pipes and devices cannot be read at offsets: a reader thread reads them.
-        let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+        let regular =
+            cfg!(any(unix, windows)) && file.metadata().map(|m| m.is_file()).unwrap_or(false);
         Ok(if regular {
             Source::File(file, framing)
         } else {
@@ -257,6 +258,12 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
 #[cfg(windows)]
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Never called: without positional reads every input is read as a stream.
+#[cfg(not(any(unix, windows)))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> std::io::Result<usize> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Fills `buf` from `offset` (fewer bytes at the end of the file): how many, and the error
@@ -335,6 +342,7 @@ fn read_stream(
             .ok()
     };
     match source {
+        // `check_input` lets workers read files themselves; given here, a file is a stream.
         Source::File(file, _) => read_stream(
             Source::Stream(Box::new(file), Framing::Bson),
             sizes,

@@ -21,6 +21,8 @@ static VALIDATORS: LazyLock<Vec<Validator>> = LazyLock::new(|| {
                "maxItems": 3 }, "b": { "oneOf": [{ "minimum": 1 }, { "maximum": 5 }], "not": { "enum": [3] } } },
                "dependencies": { "a": ["b"], "b": { "maxProperties": 3 } } },
         doc! { "anyOf": [{ "required": ["x"] }, { "properties": { "y": { "items": { "items": { "type": "number" } } } } }] },
+        doc! { "properties": { "e": { "encrypt": { "bsonType": ["number", "string"] } },
+               "f": { "items": { "encrypt": {} } } }, "dependencies": { "title": "t", "e": ["f"] } },
     ]
     .iter()
     .map(|d| Validator::from_document(d).expect("the fuzz schemas are valid"))

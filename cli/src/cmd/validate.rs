@@ -1357,6 +1357,7 @@ mod tests {
                 );
             }
         }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -1381,6 +1382,7 @@ mod tests {
         for (threads, chunk) in [(1, 5), (3, 100), (2, 1 << 20)] {
             assert_eq!(report(&a, sized(threads, chunk)).unwrap(), expected);
         }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -1438,6 +1440,7 @@ mod tests {
                 assert!(e.contains(&place) && e.contains(before), "{sizes:?}: {e}");
             }
         }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -1456,6 +1459,7 @@ mod tests {
                 "{out}"
             );
         }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -1463,13 +1467,18 @@ mod tests {
         let d = tmp("overlong");
         let schema = write(&d, "s.json", SCHEMA);
         let mut text = b"{\"name\": \"ok\"}\n".to_vec();
-        text.extend(std::iter::repeat_n(b' ', 3 << 20));
+        text.extend(std::iter::repeat_n(b' ', 200_000));
         let input = write(&d, "long.jsonl", &text);
-        let e = report(&args(schema, vec![input]), sized(2, 4096)).unwrap_err();
+        let sizes = Sizes {
+            max_line: 1 << 16,
+            ..sized(2, 4096)
+        };
+        let e = report(&args(schema, vec![input]), sizes).unwrap_err();
         assert!(
             e.contains("line 2 has no end within") && e.contains("1 documents read before"),
             "{e}"
         );
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]
@@ -1538,5 +1547,6 @@ mod tests {
                 assert!(file.2 > 250, "{}", file.2);
             }
         }
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

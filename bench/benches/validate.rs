@@ -97,6 +97,14 @@ fn run(input: &Path, threads: usize, expected: ExitCode) -> Took {
 }
 
 fn main() {
+    // As the `mongo-schema` binary does first (per-thread seeds for bson's hash maps), unless
+    // VALIDATE_BENCH_SHARED_SEEDS is set to measure the default, shared seed counter.
+    if std::env::var_os("VALIDATE_BENCH_SHARED_SEEDS").is_none() {
+        assert!(
+            mongo_schema_cli::hash_seeds::install(),
+            "nothing may build a bson document before this"
+        );
+    }
     let mb = env_usize("VALIDATE_BENCH_MB", 192);
     let invalid_mb = env_usize("VALIDATE_BENCH_INVALID_MB", mb / 8);
     let runs = env_usize("VALIDATE_BENCH_RUNS", 9);

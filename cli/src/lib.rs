@@ -22,6 +22,7 @@ pub mod console;
 pub mod converge;
 pub mod deployment;
 pub mod extjson;
+pub mod hash_seeds;
 pub mod redact;
 pub mod render;
 pub mod shell;
@@ -65,6 +66,7 @@ impl From<Outcome> for ExitCode {
 
 /// The standalone binary: declared collections come from `--manifest FILE`.
 pub fn main() -> ExitCode {
+    hash_seeds::install();
     run(std::env::args_os(), None, &mut Console::std()).into()
 }
 
@@ -76,6 +78,7 @@ pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
 /// An application's own binary, declarations gathered from every `#[mongo(collection = ...)]`
 /// type linked into it (`mongo_schema::registry`).
 pub fn main_registered() -> ExitCode {
+    hash_seeds::install();
     // A declaration whose path names no field is reported, never turned into a spec.
     match mongo_schema::registry::checked_collections() {
         Ok(collections) => main_with(collections),

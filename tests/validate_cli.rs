@@ -35,7 +35,9 @@ fn args(
     threads: usize,
 ) -> ValidateArgs {
     ValidateArgs {
-        schema,
+        schema: Some(schema),
+        manifest: None,
+        collection: None,
         inputs,
         format,
         threads: Some(threads),
@@ -75,7 +77,7 @@ fn jsonl_prints_one_line_per_document_with_server_shaped_errors() {
     assert_eq!(lines.len(), 2);
     assert_eq!(
         lines[0],
-        serde_json::json!({"index": 0, "_id": null, "valid": true})
+        serde_json::json!({"index": 0, "_id": 1, "valid": true})
     );
     assert_eq!(lines[1]["index"], 1);
     assert_eq!(lines[1]["valid"], false);
@@ -233,4 +235,112 @@ fn malformed_json_lines_and_rejected_schemas_are_errors() {
         e.contains("properties.a.type") && e.contains("integer"),
         "{e}"
     );
+}
+
+/// A manifest (as `generate` prints it) declaring `orders` with SCHEMA's validator, and
+/// `events` with another.
+fn manifest_file(d: &Path) -> PathBuf {
+    use mongo_schema::collection::{CollectionSpec, Validator};
+    let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
+    let bson::Bson::Document(validator) = bson::Bson::try_from(schema).unwrap() else {
+        panic!("SCHEMA is a document")
+    };
+    let orders = CollectionSpec::new("orders").validator(Validator::from_document(&validator));
+    let events = CollectionSpec::new("events").validator(Validator::from_document(
+        &doc! { "$jsonSchema": { "required": ["at"] } },
+    ));
+    let logs = CollectionSpec::new("logs");
+    let text = mongo_schema::manifest::Manifest::new(vec![orders, events, logs]).to_json();
+    write(d, "manifest.json", text.as_bytes())
+}
+
+fn manifest_args(manifest: PathBuf, collection: Option<&str>, input: PathBuf) -> ValidateArgs {
+    ValidateArgs {
+        schema: None,
+        manifest: Some(manifest),
+        collection: collection.map(str::to_string),
+        inputs: vec![input],
+        format: ValidateFormat::Summary,
+        threads: Some(1),
+        examples: 2,
+    }
+}
+
+#[test]
+fn the_validator_can_come_from_a_manifest_collection() {
+    let d = dir("manifest");
+    let manifest = manifest_file(&d);
+    let input = write(
+        &d,
+        "orders.jsonl",
+        b"{\"_id\": 1, \"name\": \"ok\", \"items\": []}\n{\"_id\": 2, \"name\": \"x\", \"items\": []}\n",
+    );
+    let (code, out) = run(&manifest_args(
+        manifest.clone(),
+        Some("orders"),
+        input.clone(),
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(1), "{out}");
+    assert!(out.contains("name (minLength)"), "{out}");
+    // The events validator requires `at`, which no order has.
+    let (code, out) = run(&manifest_args(
+        manifest.clone(),
+        Some("events"),
+        input.clone(),
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(1), "{out}");
+    assert!(out.contains("required"), "{out}");
+
+    let (code, _) = run(&manifest_args(
+        manifest.clone(),
+        Some("payments"),
+        input.clone(),
+    ));
+    let e = code.unwrap_err();
+    // The manifest lists collections by name.
+    assert!(
+        e.contains("no collection \"payments\" (it declares events, logs, orders)"),
+        "{e}"
+    );
+    let (code, _) = run(&manifest_args(
+        manifest.clone(),
+        Some("logs"),
+        input.clone(),
+    ));
+    assert!(code.unwrap_err().contains("declares no validator"));
+    // Two collections have validators: the choice is the user's.
+    let (code, _) = run(&manifest_args(manifest, None, input));
+    let e = code.unwrap_err();
+    assert!(e.contains("choose one with --collection"), "{e}");
+}
+
+#[test]
+fn schema_and_manifest_are_exclusive_on_the_command_line() {
+    let d = dir("manifest-args");
+    let manifest = manifest_file(&d);
+    let m = manifest.to_str().unwrap();
+    for argv in [
+        vec!["mongo-schema", "validate", "x.jsonl"],
+        vec![
+            "mongo-schema",
+            "validate",
+            "--schema",
+            "s.json",
+            "--manifest",
+            m,
+            "x.jsonl",
+        ],
+        vec![
+            "mongo-schema",
+            "validate",
+            "--schema",
+            "s.json",
+            "--collection",
+            "orders",
+        ],
+    ] {
+        let mut console = mongo_schema_cli::console::Console::captured("");
+        let outcome = mongo_schema_cli::run(argv.clone(), None, &mut console);
+        assert_eq!(outcome.code(), 2, "{argv:?}: {}", console.stderr_text());
+    }
 }

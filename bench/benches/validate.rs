@@ -80,7 +80,9 @@ struct Took {
 /// One run of `validate` over `input` with `threads` workers.
 fn run(input: &Path, threads: usize, expected: ExitCode) -> Took {
     let args = ValidateArgs {
-        schema: schema_dir().join("order.validator.json"),
+        schema: Some(schema_dir().join("order.validator.json")),
+        manifest: None,
+        collection: None,
         inputs: vec![input.to_path_buf()],
         format: ValidateFormat::Summary,
         threads: Some(threads),

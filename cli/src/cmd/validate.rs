@@ -31,8 +31,20 @@ use mongo_schema::eval::{MalformedBson, Validator, Verdict};
 pub struct ValidateArgs {
     /// A JSON file holding a `$jsonSchema` object or a `{"$jsonSchema": ...}` validator
     /// (Extended JSON, canonical or relaxed).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "manifest",
+        conflicts_with = "manifest"
+    )]
+    pub schema: Option<PathBuf>,
+    /// A manifest (what `generate` prints) to take the validator from, with `--collection`.
     #[arg(long, value_name = "FILE")]
-    pub schema: PathBuf,
+    pub manifest: Option<PathBuf>,
+    /// The manifest's collection whose validator to use (may be left out when the manifest
+    /// declares exactly one collection with a validator).
+    #[arg(long, value_name = "NAME", requires = "manifest")]
+    pub collection: Option<String>,
     /// Documents to check: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport), `.json` (one
     /// document or an array), `-` for JSON lines on stdin. Default: `-`.
     #[arg(value_name = "INPUT")]
@@ -85,7 +97,13 @@ pub fn run_to(args: &ValidateArgs, out: &mut impl Write) -> anyhow::Result<ExitC
 
 /// [`run_to`] with the pipeline's sizes given (tests use tiny chunks to cross their edges).
 fn run_sized(args: &ValidateArgs, sizes: Sizes, out: &mut impl Write) -> anyhow::Result<ExitCode> {
-    let validator = load_schema(&args.schema)?;
+    let validator = match (&args.schema, &args.manifest) {
+        (Some(schema), _) => load_schema(schema)?,
+        (None, Some(manifest)) => load_from_manifest(manifest, args.collection.as_deref())?,
+        (None, None) => {
+            bail!("give the schema with --schema FILE or --manifest FILE --collection NAME")
+        }
+    };
     if !validator.not_evaluated().is_empty() {
         eprintln!(
             "note: validator entries not evaluated locally: {}",
@@ -136,6 +154,66 @@ fn load_schema(path: &Path) -> anyhow::Result<Validator> {
         format!(
             "{}: the server would reject this $jsonSchema",
             path.display()
+        )
+    })
+}
+
+/// The validator a manifest declares for `collection` (or for its only validated collection).
+fn load_from_manifest(path: &Path, collection: Option<&str>) -> anyhow::Result<Validator> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading manifest {}", path.display()))?;
+    let manifest = mongo_schema::manifest::Manifest::from_json(&text)
+        .with_context(|| format!("{}: not a manifest", path.display()))?;
+    let validated: Vec<_> = manifest
+        .collections
+        .iter()
+        .filter(|c| c.validator.is_some())
+        .collect();
+    let spec = match collection {
+        Some(name) => match manifest.collections.iter().find(|c| c.name == name) {
+            Some(spec) => spec,
+            None => {
+                let names: Vec<&str> = manifest
+                    .collections
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect();
+                bail!(
+                    "{}: no collection {name:?} (it declares {})",
+                    path.display(),
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                );
+            }
+        },
+        None => match validated.as_slice() {
+            [only] => only,
+            _ => {
+                let names: Vec<&str> = validated.iter().map(|c| c.name.as_str()).collect();
+                bail!(
+                    "{}: {} collections have a validator ({}); choose one with --collection",
+                    path.display(),
+                    names.len(),
+                    names.join(", ")
+                );
+            }
+        },
+    };
+    let Some(declared) = &spec.validator else {
+        bail!(
+            "{}: collection {:?} declares no validator (time-series collections have none)",
+            path.display(),
+            spec.name
+        );
+    };
+    Validator::from_document(&declared.to_document()).with_context(|| {
+        format!(
+            "{}: the server would reject the $jsonSchema of {:?}",
+            path.display(),
+            spec.name
         )
     })
 }
@@ -817,15 +895,6 @@ impl Done {
         let local = self.docs;
         self.docs += 1;
         let jsonl = job.format == ValidateFormat::Jsonl;
-        if verdict.is_valid() {
-            if jsonl {
-                self.out
-                    .extend_from_slice(b",\"_id\":null,\"valid\":true}\n");
-                self.ends.push(self.out.len());
-            }
-            return;
-        }
-        self.invalid += 1;
         let id = || {
             bson::RawDocument::from_bytes(doc)
                 .ok()
@@ -833,6 +902,16 @@ impl Done {
                 .and_then(|v| Bson::try_from(v).ok())
                 .map(Bson::into_relaxed_extjson)
         };
+        if verdict.is_valid() {
+            if jsonl {
+                self.out.extend_from_slice(b",\"_id\":");
+                write_json(&mut self.out, &id().unwrap_or(serde_json::Value::Null));
+                self.out.extend_from_slice(b",\"valid\":true}\n");
+                self.ends.push(self.out.len());
+            }
+            return;
+        }
+        self.invalid += 1;
         if jsonl {
             self.render(id(), verdict);
             return;
@@ -1231,7 +1310,9 @@ mod tests {
 
     fn args(schema: PathBuf, inputs: Vec<PathBuf>) -> ValidateArgs {
         ValidateArgs {
-            schema,
+            schema: Some(schema),
+            manifest: None,
+            collection: None,
             inputs,
             format: ValidateFormat::Summary,
             threads: Some(2),

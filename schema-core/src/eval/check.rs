@@ -254,6 +254,21 @@ fn check_inline(n: &Node, t: u8, v: &[u8]) -> Result<bool, Bad> {
     if n.only_types {
         return Ok(n.types.is_none_or(|mask| mask & type_bit(t) != 0));
     }
+    if let Some(range) = &n.range_only {
+        if n.types.is_some_and(|mask| mask & type_bit(t) == 0) {
+            return Ok(false);
+        }
+        match t {
+            ty::INT32 => return Ok(range.holds(f64::from(i32_of(v)))),
+            ty::DOUBLE => {
+                let x = f64_of(v);
+                if !x.is_nan() {
+                    return Ok(range.holds(x));
+                }
+            }
+            _ => {}
+        }
+    }
     check(n, t, v)
 }
 
@@ -556,6 +571,50 @@ mod tests {
             }
         }
         assert!(fast > 100, "the fast path was taken in {fast} cases");
+    }
+
+    /// The inlined bounds-only leaf agrees with the full check for every type and value.
+    #[test]
+    fn inlined_bounds_leaves_agree_with_the_full_check() {
+        use crate::schema::{BsonType, TypeConstraint};
+        let values: Vec<(u8, Vec<u8>)> = vec![
+            (ty::INT32, 5i32.to_le_bytes().to_vec()),
+            (ty::INT32, (-1i32).to_le_bytes().to_vec()),
+            (ty::DOUBLE, 0.5f64.to_le_bytes().to_vec()),
+            (ty::DOUBLE, f64::NAN.to_le_bytes().to_vec()),
+            (ty::DOUBLE, 11.0f64.to_le_bytes().to_vec()),
+            (ty::INT64, 7i64.to_le_bytes().to_vec()),
+            (ty::STRING, b"\x02\0\0\0a\0".to_vec()),
+            (ty::NULL, Vec::new()),
+        ];
+        let mut inlined = 0;
+        for types in [
+            None,
+            Some(TypeConstraint::BsonType(vec![BsonType::Double])),
+            Some(TypeConstraint::BsonType(vec![
+                BsonType::Int,
+                BsonType::Long,
+            ])),
+        ] {
+            let s = JsonSchema {
+                types,
+                minimum: Some(Number::Int32(0)),
+                maximum: Some(Number::Double(10.0)),
+                exclusive_maximum: Some(true),
+                ..JsonSchema::default()
+            };
+            let n = compile(&s, "", false).expect("compiles");
+            inlined += usize::from(n.range_only.is_some());
+            for (t, v) in &values {
+                assert_eq!(
+                    check_inline(&n, *t, v).unwrap(),
+                    check(&n, *t, v).unwrap(),
+                    "type {t} value {v:?} under {:?}",
+                    s.types
+                );
+            }
+        }
+        assert_eq!(inlined, 3);
     }
 
     /// The length shortcut (byte length brackets the code-point count) never changes a verdict.

@@ -406,6 +406,9 @@ pub(crate) struct Node {
     pub not: Option<Box<Node>>,
     /// Nothing but `type`/`bsonType` (or nothing at all): the fast path stops after the type.
     pub only_types: bool,
+    /// The bounds when they are the only rule beside the type (`{bsonType: "double", minimum:
+    /// 0}`): the object and array loops then check ints and doubles without a call.
+    pub range_only: Option<Range>,
     /// Whether any of `allOf`, `anyOf`, `oneOf`, `not` is present.
     pub combinators: bool,
 }
@@ -548,6 +551,15 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
         && n.any_of.is_empty()
         && n.one_of.is_empty()
         && n.not.is_none();
+    let only_bounds = n.encrypt.is_none()
+        && n.enumeration.is_none()
+        && n.string.is_none()
+        && n.array.is_none()
+        && n.object.is_none()
+        && !n.combinators;
+    if only_bounds && let Some(r) = &n.num {
+        n.range_only = r.range;
+    }
     Ok(n)
 }
 

@@ -713,6 +713,15 @@ enum Example {
     Index(u64),
 }
 
+/// One failing rule in a chunk: how often, a few example documents, and the first failure's
+/// one-line summary (`items.0.qty: 0 is less than the minimum 1`).
+#[derive(Default)]
+struct RuleSeen {
+    count: u64,
+    examples: Vec<Example>,
+    first: String,
+}
+
 /// What a worker makes of a chunk: compact results (counts, rules with a few examples, the
 /// rendered JSON lines), never the verdicts themselves.
 struct Done {
@@ -727,7 +736,7 @@ struct Done {
     /// Lines consumed (JSON lines).
     lines: u64,
     invalid: u64,
-    rules: HashMap<String, (u64, Vec<Example>)>,
+    rules: HashMap<String, RuleSeen>,
     /// Scratch space for one document's rule keys.
     keys: String,
     /// `--format jsonl`: each document's line after `{"index":N`; `ends` marks where each ends.
@@ -919,32 +928,39 @@ impl Done {
         // This document's rules, each once, in `keys` (reused, so steady state allocates only
         // for a rule the chunk has not seen).
         let mut keys = std::mem::take(&mut self.keys);
-        let mut spans: Vec<std::ops::Range<usize>> = Vec::with_capacity(verdict.failures().len());
+        let failures = verdict.failures();
+        let mut spans: Vec<(std::ops::Range<usize>, usize)> = Vec::with_capacity(failures.len());
         keys.clear();
-        for f in verdict.failures() {
+        for (i, f) in failures.iter().enumerate() {
             let start = keys.len();
             push_rule_key(&mut keys, &f.path, f.keyword);
-            if spans.iter().any(|r| keys[r.clone()] == keys[start..]) {
+            if spans.iter().any(|(r, _)| keys[r.clone()] == keys[start..]) {
                 keys.truncate(start);
             } else {
-                spans.push(start..keys.len());
+                spans.push((start..keys.len(), i));
             }
         }
         // The id is rendered only while a rule still wants examples.
         let mut shown: Option<Example> = None;
-        for span in spans {
+        for (span, i) in spans {
             let key = &keys[span];
-            let (count, examples) = match self.rules.get_mut(key) {
+            let seen = match self.rules.get_mut(key) {
                 Some(entry) => entry,
-                None => self.rules.entry(key.to_string()).or_insert((0, Vec::new())),
+                None => self
+                    .rules
+                    .entry(key.to_string())
+                    .or_insert_with(|| RuleSeen {
+                        first: failures[i].to_string(),
+                        ..RuleSeen::default()
+                    }),
             };
-            *count += 1;
-            if examples.len() < job.examples {
+            seen.count += 1;
+            if seen.examples.len() < job.examples {
                 let example = shown.get_or_insert_with(|| match id() {
                     Some(v) => Example::Id(v.to_string()),
                     None => Example::Index(local),
                 });
-                examples.push(example.clone());
+                seen.examples.push(example.clone());
             }
         }
         self.keys = keys;
@@ -1188,7 +1204,8 @@ struct Tally {
     read: u64,
     invalid: u64,
     examples: usize,
-    rules: HashMap<String, (u64, Vec<String>)>,
+    /// Per rule: count, example ids, the first failure's summary (in input order).
+    rules: HashMap<String, (u64, Vec<String>, String)>,
 }
 
 impl Tally {
@@ -1206,11 +1223,15 @@ impl Tally {
         let first = self.read;
         self.read += done.docs;
         self.invalid += done.invalid;
-        for (key, (count, examples)) in done.rules.drain() {
-            let (total, shown) = self.rules.entry(key).or_insert((0, Vec::new()));
-            *total += count;
+        for (key, seen) in done.rules.drain() {
+            // Chunks merge in input order: the first chunk to see a rule has its first failure.
+            let (total, shown, _) = self
+                .rules
+                .entry(key)
+                .or_insert_with(|| (0, Vec::new(), seen.first));
+            *total += seen.count;
             let room = self.examples.saturating_sub(shown.len());
-            shown.extend(examples.into_iter().take(room).map(|e| match e {
+            shown.extend(seen.examples.into_iter().take(room).map(|e| match e {
                 Example::Id(id) => id,
                 Example::Index(k) => format!("#{}", first + k),
             }));
@@ -1238,8 +1259,9 @@ impl Tally {
         writeln!(out, "\nfailing rules, most frequent first:")?;
         let mut rules: Vec<_> = self.rules.iter().collect();
         rules.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-        for (rule, (count, ids)) in rules {
+        for (rule, (count, ids, first)) in rules {
             writeln!(out, "  {count:>8}  {rule}")?;
+            writeln!(out, "            first: {first}")?;
             if !ids.is_empty() {
                 writeln!(out, "            e.g. {}", ids.join(", "))?;
             }
@@ -1536,7 +1558,10 @@ mod tests {
         for sizes in [Sizes::new(2), sized(3, 11)] {
             let out = report(&a, sizes).unwrap();
             assert!(
-                out.contains("     200  name (required)\n            e.g. #1, #2, #3\n"),
+                out.contains(
+                    "     200  name (required)\n            first: name: required property is \
+                     missing\n            e.g. #1, #2, #3\n"
+                ),
                 "{out}"
             );
         }

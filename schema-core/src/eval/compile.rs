@@ -541,23 +541,15 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
     }
     n.combinators =
         !n.all_of.is_empty() || !n.any_of.is_empty() || !n.one_of.is_empty() || n.not.is_some();
-    n.only_types = n.encrypt.is_none()
-        && n.enumeration.is_none()
-        && n.num.is_none()
-        && n.string.is_none()
-        && n.array.is_none()
-        && n.object.is_none()
-        && n.all_of.is_empty()
-        && n.any_of.is_empty()
-        && n.one_of.is_empty()
-        && n.not.is_none();
-    let only_bounds = n.encrypt.is_none()
+    // Nothing but the type, or nothing but the type and numeric bounds.
+    let only_type_and_numbers = n.encrypt.is_none()
         && n.enumeration.is_none()
         && n.string.is_none()
         && n.array.is_none()
         && n.object.is_none()
         && !n.combinators;
-    if only_bounds && let Some(r) = &n.num {
+    n.only_types = only_type_and_numbers && n.num.is_none();
+    if only_type_and_numbers && let Some(r) = &n.num {
         n.range_only = r.range;
     }
     Ok(n)

@@ -138,20 +138,32 @@ pub(crate) fn value_len(t: u8, b: &[u8], at: usize) -> Result<usize, Bad> {
 /// Position of the first NUL byte, eight bytes at a time (field names end with one).
 #[inline]
 pub(crate) fn nul(s: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
     while i + 8 <= s.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[i..i + 8]);
-        let x = u64::from_le_bytes(w);
-        let found = x.wrapping_sub(LO) & !x & HI;
-        if found != 0 {
-            return Some(i + (found.trailing_zeros() / 8) as usize);
+        if let Some(p) = first_zero(word(&s[i..i + 8])) {
+            return Some(i + p);
         }
         i += 8;
     }
     s[i..].iter().position(|&c| c == 0).map(|p| i + p)
+}
+
+/// Eight bytes as a little-endian word.
+#[inline(always)]
+fn word(s: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(s);
+    u64::from_le_bytes(w)
+}
+
+/// The index of the first zero byte of a little-endian word.
+#[inline(always)]
+fn first_zero(x: u64) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let found = x.wrapping_sub(LO) & !x & HI;
+    // The lowest flagged byte is the first zero (borrows only run upwards).
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
 }
 
 /// The first (at most) eight bytes of a name as a little-endian word, zero-padded: with the
@@ -178,18 +190,11 @@ pub(crate) struct Elem<'a> {
 /// [`head_word`], from the same eight-byte load when the name is short.
 #[inline(always)]
 fn name_at(b: &[u8], start: usize, end: usize) -> Option<(usize, u64)> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     if let Some(s) = b.get(start..start + 8)
         && start + 8 <= end
     {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(s);
-        let x = u64::from_le_bytes(w);
-        let found = x.wrapping_sub(LO) & !x & HI;
-        if found != 0 {
-            // The lowest flagged byte is the first NUL (borrows only run upwards).
-            let len = (found.trailing_zeros() / 8) as usize;
+        let x = word(s);
+        if let Some(len) = first_zero(x) {
             let head = if len == 0 {
                 0
             } else {
@@ -259,11 +264,9 @@ impl<'a> Iter<'a> {
             && let Some(s) = b.get(name_start..name_start + 8)
             && name_start + 8 <= end
         {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(s);
             // The name's bytes and the NUL after them: the head word is zero at `len`.
             let mask = u64::MAX >> (56 - 8 * len);
-            if u64::from_le_bytes(w) & mask == head {
+            if word(s) & mask == head {
                 expected = Some((len, head));
             }
         }
@@ -298,9 +301,7 @@ pub(crate) fn str_bytes(value: &[u8]) -> &[u8] {
 
 #[inline]
 pub(crate) fn f64_of(value: &[u8]) -> f64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&value[..8]);
-    f64::from_le_bytes(a)
+    f64::from_bits(word(&value[..8]))
 }
 
 #[inline]

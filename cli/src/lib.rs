@@ -77,6 +77,10 @@ pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
 
 /// An application's own binary, declarations gathered from every `#[mongo(collection = ...)]`
 /// type linked into it (`mongo_schema::registry`).
+///
+/// Types declared in a library crate are linked only when the binary names that crate: use
+/// [`main!`], which does, rather than calling this from a binary that names nothing. With no
+/// registered collection, every command that needs declarations exits 2 and says how to fix it.
 pub fn main_registered() -> ExitCode {
     hash_seeds::install();
     // A declaration whose path names no field is reported, never turned into a spec.
@@ -87,6 +91,31 @@ pub fn main_registered() -> ExitCode {
             Outcome::Failed.into()
         }
     }
+}
+
+/// The `main` of an application's own `mongo-schema` binary: links the named crates, then runs
+/// [`main_registered`].
+///
+/// ```text
+/// // src/bin/mongo-schema.rs
+/// mongo_schema_cli::main!(my_app);
+/// ```
+///
+/// `my_app` is the library crate (or crates, comma-separated) whose `#[mongo(collection = ...)]`
+/// types the binary manages. Naming them matters: `inventory` registrations live in the library's
+/// object code, and rustc links a dependency into a binary only when the binary mentions it
+/// (`extern crate NAME as _` links a crate without naming anything in it, as the Rust reference
+/// describes for underscore imports). Without it the binary sees no collection at all. Types
+/// declared in the binary itself need no name: `mongo_schema_cli::main!()`.
+#[macro_export]
+macro_rules! main {
+    ($($krate:ident),* $(,)?) => {
+        $(extern crate $krate as _;)*
+
+        fn main() -> ::std::process::ExitCode {
+            $crate::main_registered()
+        }
+    };
 }
 
 /// Parses `args` (the first is the program name), runs the command against `console`, and reports

@@ -76,10 +76,18 @@ pub fn declared(
 ) -> anyhow::Result<Vec<CollectionSpec>> {
     let mut specs = match (&args.manifest, linked) {
         (Some(path), _) => read_manifest(path)?,
+        // An application binary that links no declaration is almost always one whose library
+        // crate was never linked (nothing in the binary names it, so the linker drops its
+        // registrations): succeeding on nothing would hide that.
+        (None, Some([])) => bail!(
+            "no collections are registered in this binary: name the crates that hold your \
+             #[mongo(collection = ...)] types in `mongo_schema_cli::main!(your_crate)`, so they \
+             are linked, or pass --manifest FILE"
+        ),
         (None, Some(linked)) => linked.to_vec(),
         (None, None) => bail!(
             "no declared collections: pass --manifest FILE (the JSON `mongo-schema generate` \
-             prints), or link your collections with mongo_schema_cli::main_with"
+             prints), or link your collections into your own binary with mongo_schema_cli::main!"
         ),
     };
     specs.sort_by(|a, b| a.name.cmp(&b.name));

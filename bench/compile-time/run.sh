@@ -4,8 +4,8 @@
 # Generates, under target/compile-bench/, one crate of 100 structs (8 to 12 fields each, spread
 # over 10 files) in three variants: serde derives only; serde + MongoSchema; serde + JsonSchema
 # (schemars). Dependencies are built first; then each variant's own build is timed RUNS times
-# (`cargo clean -p` of the crate only, then `cargo build`), and the median is reported, with the
-# ratio to serde alone and the incremental rebuild after touching one file.
+# (`cargo clean -p` of the crate only, then `cargo build`), interleaved across variants; the median
+# wall and CPU times are reported, with ratios to serde alone, the one-file rebuild and the load.
 #
 # Usage: bench/compile-time/run.sh [RUNS]   (default 5; run from the workspace root)
 set -euo pipefail
@@ -80,31 +80,51 @@ now() { date +%s.%N; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-declare -A FULL INCR
-for variant in serde ours schemars; do
+# One timed build: wall seconds and CPU seconds (user + system of cargo and every rustc it runs).
+# CPU time moves far less than wall time when another process shares the two cores, so both are
+# reported; a ratio quoted without the load beside it means little on a shared machine.
+timed_build() { # dir -> "wall cpu"
+  local out
+  out=$( { (cd "$1" && /usr/bin/time -f '%e %U %S' cargo build -q) 2>&1 >/dev/null; } | tail -1)
+  awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$out"
+}
+
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+declare -A WALL CPU IWALL ICPU
+VARIANTS=(serde ours schemars)
+for variant in "${VARIANTS[@]}"; do
   gen_crate "$variant"
-  dir="$OUT/$variant"
-  (cd "$dir" && cargo build -q 2>/dev/null || cargo build) # warm: dependencies built once
-  times=()
-  for _ in $(seq 1 "$RUNS"); do
-    (cd "$dir" && cargo clean -q -p "bench-$variant")
-    t0=$(now); (cd "$dir" && cargo build -q); t1=$(now)
-    times+=("$(echo "$t1 - $t0" | bc)")
-  done
-  FULL[$variant]=$(printf '%s\n' "${times[@]}" | median)
-  incr=()
-  for _ in $(seq 1 "$RUNS"); do
-    echo "// touched $(now)" >> "$dir/src/m5.rs"
-    t0=$(now); (cd "$dir" && cargo build -q); t1=$(now)
-    incr+=("$(echo "$t1 - $t0" | bc)")
-  done
-  INCR[$variant]=$(printf '%s\n' "${incr[@]}" | median)
+  (cd "$OUT/$variant" && cargo build -q 2>/dev/null || cargo build) # warm: dependencies built once
 done
 
-printf '%-10s %12s %8s %16s\n' variant "build (s)" ratio "rebuild 1 file (s)"
-for variant in serde ours schemars; do
-  ratio=$(echo "scale=2; ${FULL[$variant]} / ${FULL[serde]}" | bc)
-  printf '%-10s %12.2f %7.2fx %16.2f\n' "$variant" "${FULL[$variant]}" "$ratio" "${INCR[$variant]}"
+LOAD_BEFORE=$(load)
+# Runs are interleaved (serde, ours, schemars, serde, ...) so that a change of load during the
+# bench falls on every variant alike rather than on whichever ran last.
+for _ in $(seq 1 "$RUNS"); do
+  for variant in "${VARIANTS[@]}"; do
+    dir="$OUT/$variant"
+    (cd "$dir" && cargo clean -q -p "bench-$variant")
+    read -r wall cpu < <(timed_build "$dir")
+    WALL[$variant]+="$wall "; CPU[$variant]+="$cpu "
+    echo "// touched $(date +%s.%N)" >> "$dir/src/m5.rs"
+    read -r wall cpu < <(timed_build "$dir")
+    IWALL[$variant]+="$wall "; ICPU[$variant]+="$cpu "
+  done
 done
-extra_incr=$(echo "scale=2; ${INCR[ours]} - ${INCR[serde]}" | bc)
-echo "rebuild after touching one file: ours adds ${extra_incr}s over serde alone"
+LOAD_AFTER=$(load)
+
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+
+printf '%-10s %10s %7s %10s %7s %14s %14s\n' variant "wall (s)" ratio "cpu (s)" ratio "rebuild wall" "rebuild cpu"
+for variant in "${VARIANTS[@]}"; do
+  w=$(med "${WALL[$variant]}"); c=$(med "${CPU[$variant]}")
+  rw=$(med "${WALL[serde]}"); rc=$(med "${CPU[serde]}")
+  printf '%-10s %10.2f %6.2fx %10.2f %6.2fx %14.2f %14.2f\n' "$variant" "$w" \
+    "$(echo "scale=4; $w / $rw" | bc)" "$c" "$(echo "scale=4; $c / $rc" | bc)" \
+    "$(med "${IWALL[$variant]}")" "$(med "${ICPU[$variant]}")"
+done
+extra_wall=$(echo "scale=2; $(med "${IWALL[ours]}") - $(med "${IWALL[serde]}")" | bc)
+extra_cpu=$(echo "scale=2; $(med "${ICPU[ours]}") - $(med "${ICPU[serde]}")" | bc)
+echo "rebuild after touching one file: ours adds ${extra_wall}s wall, ${extra_cpu}s cpu over serde alone"
+echo "medians of $RUNS interleaved runs; load average ${LOAD_BEFORE} before, ${LOAD_AFTER} after ($(nproc) cores)"

@@ -66,3 +66,20 @@ fn a_binary_that_links_nothing_exits_2_with_the_fix() {
         );
     }
 }
+
+/// docs/README.md step 3: the mongosh script of the same declarations.
+#[test]
+fn the_recipe_binary_writes_the_mongosh_script() {
+    let output = run(
+        env!("CARGO_BIN_EXE_mongo-schema"),
+        &["generate", "--format", "mongosh"],
+    );
+    let script = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    for expected in ["create: \"notes\"", "create: \"users\"", "unique: true"] {
+        assert!(
+            script.contains(expected),
+            "{expected} missing in:\n{script}"
+        );
+    }
+}

@@ -29,7 +29,7 @@
 //! ```
 //!
 //! How it works: [`Validator::new`] compiles the IR into a tree of nodes (type bitmasks, decoded
-//! bounds, PCRE2 patterns compiled once with JIT, enum members as raw BSON, property names in a
+//! bounds, PCRE2 patterns compiled once (the server's 10.42, no JIT), enum members as raw BSON, property names in a
 //! slot table that is hashed for objects naming more than a dozen properties). [`Validator::is_valid`]
 //! walks the document's bytes with a small bounds-checked reader of its own, touching each
 //! element once and allocating nothing for ordinary schemas. Only a rejected document takes the
@@ -86,6 +86,12 @@ pub use raw::{MAX_DEPTH, MalformedBson};
 
 use crate::schema::JsonSchema;
 use crate::schema::parse::{ParseError, ParsedValidator};
+
+/// The version of the PCRE2 library patterns run on, as it reports itself (`10.42 2022-12-11`,
+/// the release the server vendors in `src/third_party/pcre2`).
+pub fn pcre2_version() -> String {
+    mongo_schema_pcre2::version()
+}
 
 /// A compiled `$jsonSchema`, ready to check any number of documents (cheap to share across
 /// threads: it is `Send + Sync`).

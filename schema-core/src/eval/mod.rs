@@ -102,20 +102,44 @@ pub struct Validator {
     source: Document,
     root: compile::Node,
     not_evaluated: Document,
+    /// The keys of `not_evaluated`, named in every verdict they leave open.
+    skipped: Vec<String>,
 }
 
-/// The outcome of checking one document: valid, or the server's explanation.
+/// The outcome of checking one document: valid, rejected with the server's explanation, or
+/// not fully checked (the schema passed but validator entries beside it were not evaluated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     details: Option<Document>,
     summaries: Vec<String>,
     failures: Vec<Failure>,
+    skipped: Vec<String>,
 }
 
 impl Verdict {
-    /// Whether the document satisfies the schema.
+    /// Whether the document satisfies the whole validator: false when it is rejected, and
+    /// false when it is [not fully checked](Verdict::is_fully_checked), since then nobody here
+    /// knows.
     pub fn is_valid(&self) -> bool {
-        self.details.is_none()
+        self.details.is_none() && self.skipped.is_empty()
+    }
+
+    /// Whether the document is rejected: the evaluated part fails, so the server rejects it
+    /// whatever the entries that were not evaluated say (they are ANDed with `$jsonSchema`).
+    pub fn is_rejected(&self) -> bool {
+        self.details.is_some()
+    }
+
+    /// False when the document passed everything evaluated locally but the validator has
+    /// entries that were not evaluated (`$expr`, `$or`, field conditions): its outcome on the
+    /// server is unknown here. [`Verdict::skipped`] names them.
+    pub fn is_fully_checked(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// The validator entries that left this verdict open (empty when it is decided).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// For a rejected document, the server's `errInfo.details`:
@@ -140,8 +164,26 @@ impl Verdict {
             details: None,
             summaries: Vec::new(),
             failures: Vec::new(),
+            skipped: Vec::new(),
         }
     }
+
+    fn not_fully_checked(skipped: &[String]) -> Verdict {
+        Verdict {
+            details: None,
+            summaries: vec![not_fully_checked_message(skipped)],
+            failures: Vec::new(),
+            skipped: skipped.to_vec(),
+        }
+    }
+}
+
+/// `not fully checked: $expr, status not evaluated locally`.
+fn not_fully_checked_message(skipped: &[String]) -> String {
+    format!(
+        "not fully checked: {} not evaluated locally",
+        skipped.join(", ")
+    )
 }
 
 impl Validator {
@@ -156,21 +198,56 @@ impl Validator {
             source: schema.to_document(),
             schema: schema.clone(),
             not_evaluated: Document::new(),
+            skipped: Vec::new(),
         })
     }
 
-    /// Parses and compiles a validator document: `{"$jsonSchema": {...}, ...}` or a bare schema.
-    /// Query operators beside `$jsonSchema` are kept in [`Validator::not_evaluated`]; a
-    /// validator without any schema accepts every document locally (check `not_evaluated`).
+    /// Parses and compiles a schema: a bare `$jsonSchema`, or `{"$jsonSchema": {...}}` with any
+    /// query operators beside it given explicitly (see [`ParsedValidator::from_schema`]).
+    ///
+    /// A key that is not a schema keyword, a misspelt one included, is the server's "Unknown
+    /// $jsonSchema keyword". Query operators beside `$jsonSchema` are kept in
+    /// [`Validator::not_evaluated`], and every document the schema accepts then gets a verdict
+    /// that is [not fully checked](Verdict::is_fully_checked), never a valid one.
+    ///
+    /// ```
+    /// use mongo_schema::eval::Validator;
+    /// let typo = bson::doc! { "required": ["a"], "propertes": { "a": {} } };
+    /// assert!(Validator::from_document(&typo).is_err());
+    ///
+    /// let v = Validator::from_document(&bson::doc! {
+    ///     "$jsonSchema": { "required": ["a"] },
+    ///     "$expr": { "$gt": ["$a", 1] },
+    /// })?;
+    /// let verdict = v.evaluate(&bson::rawdoc! { "a": 0 });
+    /// assert!(!verdict.is_valid() && !verdict.is_rejected() && !verdict.is_fully_checked());
+    /// assert_eq!(verdict.summaries(), ["not fully checked: $expr not evaluated locally"]);
+    /// assert!(v.evaluate(&bson::rawdoc! {}).is_rejected());
+    /// # Ok::<(), mongo_schema::schema::parse::ParseError>(())
+    /// ```
     ///
     /// # Errors
     /// The [`ParseError`] the server would give for the schema.
     pub fn from_document(validator: &Document) -> Result<Validator, ParseError> {
-        let parsed = ParsedValidator::from_document(validator)?;
+        Validator::from_parsed(validator, ParsedValidator::from_schema(validator)?)
+    }
+
+    /// Parses and compiles a collection's `validator` option as the server stores it: a query
+    /// document whose `$jsonSchema` entry is evaluated and whose other entries (or all of it,
+    /// without `$jsonSchema`) are [not evaluated](Validator::not_evaluated).
+    ///
+    /// # Errors
+    /// The [`ParseError`] the server would give for the `$jsonSchema`.
+    pub fn from_validator(validator: &Document) -> Result<Validator, ParseError> {
+        Validator::from_parsed(validator, ParsedValidator::from_document(validator)?)
+    }
+
+    fn from_parsed(validator: &Document, parsed: ParsedValidator) -> Result<Validator, ParseError> {
         let schema = parsed.schema.unwrap_or_default();
         let mut v = Validator::new(&schema).map_err(|e| match e {
             CompileError::Rejected(p) => p,
         })?;
+        v.skipped = parsed.not_evaluated.keys().cloned().collect();
         v.not_evaluated = parsed.not_evaluated;
         if let Ok(source) = validator.get_document("$jsonSchema") {
             v.source = source.clone();
@@ -191,8 +268,16 @@ impl Validator {
         &self.not_evaluated
     }
 
-    /// Whether the document satisfies the schema: the fast path, no allocation for ordinary
-    /// schemas. A document whose bytes are malformed inside is not valid.
+    /// Whether every entry of the validator is evaluated locally (nothing in
+    /// [`Validator::not_evaluated`]), so that each verdict is decided.
+    pub fn is_fully_evaluated(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// Whether the document satisfies the validator: the fast path, no allocation for ordinary
+    /// schemas. A document whose bytes are malformed inside is not valid, and neither is any
+    /// document for a validator that is not [fully evaluated](Validator::is_fully_evaluated)
+    /// ([`Validator::evaluate`] tells a rejection from an open verdict).
     pub fn is_valid(&self, doc: &RawDocument) -> bool {
         self.is_valid_bytes(doc.as_bytes())
     }
@@ -200,7 +285,8 @@ impl Validator {
     /// [`Validator::is_valid`] over bytes that hold exactly one document; malformed bytes are
     /// not valid (use [`Validator::validate_bytes`] to learn where they break).
     pub fn is_valid_bytes(&self, bytes: &[u8]) -> bool {
-        check::check(&self.root, raw::ty::DOCUMENT, bytes).unwrap_or(false)
+        self.skipped.is_empty()
+            && check::check(&self.root, raw::ty::DOCUMENT, bytes).unwrap_or(false)
     }
 
     /// Checks a document and explains a rejection in the server's `errInfo.details` shape.
@@ -220,6 +306,7 @@ impl Validator {
                     keyword: "malformed",
                     message: e.to_string(),
                 }],
+                skipped: Vec::new(),
             },
         }
     }
@@ -245,7 +332,8 @@ impl Validator {
             })
         };
         match check::check(&self.root, raw::ty::DOCUMENT, bytes) {
-            Ok(true) => return Ok(Verdict::valid()),
+            Ok(true) if self.skipped.is_empty() => return Ok(Verdict::valid()),
+            Ok(true) => return Ok(Verdict::not_fully_checked(&self.skipped)),
             Ok(false) => {}
             Err(raw::Bad) => return Err(malformed()),
         }
@@ -256,6 +344,7 @@ impl Validator {
             details: Some(details),
             summaries: failures.iter().map(ToString::to_string).collect(),
             failures,
+            skipped: Vec::new(),
         })
     }
 }
@@ -318,6 +407,59 @@ mod tests {
                 ],
             }
         );
+    }
+
+    #[test]
+    fn a_misspelt_keyword_is_rejected_never_read_as_a_query() {
+        // json_schema_parser.cpp: any key that is not a keyword is "Unknown $jsonSchema
+        // keyword" (FailedToParse, 9), at the top level too (issue 12 item 1).
+        let e = Validator::from_document(&doc! {
+            "bsonType": "object", "required": ["a"], "propertes": { "a": {} },
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "propertes: Unknown $jsonSchema keyword: propertes"
+        );
+        assert_eq!(e.code(), 9);
+        let e = Validator::from_document(&doc! { "$or": [{ "a": 1 }] }).unwrap_err();
+        assert_eq!(e.path(), "$or");
+    }
+
+    #[test]
+    fn what_is_not_evaluated_leaves_the_verdict_open_never_valid() {
+        let val = v(doc! { "$jsonSchema": { "required": ["a"] }, "status": "open" });
+        assert!(!val.is_fully_evaluated());
+        let passes_schema = rawdoc! { "a": 1 };
+        assert!(!val.is_valid(&passes_schema));
+        let verdict = val.evaluate(&passes_schema);
+        assert!(!verdict.is_valid());
+        assert!(!verdict.is_rejected());
+        assert!(!verdict.is_fully_checked());
+        assert_eq!(verdict.skipped(), ["status"]);
+        assert_eq!(
+            verdict.summaries(),
+            ["not fully checked: status not evaluated locally"]
+        );
+        let checked = val.validate_bytes(passes_schema.as_bytes()).unwrap();
+        assert_eq!(checked, verdict);
+        // The $jsonSchema is ANDed with the rest: failing it decides the verdict.
+        let fails_schema = val.evaluate(&rawdoc! {});
+        assert!(fails_schema.is_rejected() && fails_schema.is_fully_checked());
+    }
+
+    #[test]
+    fn a_stored_validator_without_json_schema_is_a_query_not_evaluated() {
+        // The server reads a validator option as a query: {bsonType: "object"} there is an
+        // equality on a field named bsonType (manual: specify-query-expression-rules).
+        let val = Validator::from_validator(&doc! { "bsonType": "object" }).unwrap();
+        assert_eq!(val.not_evaluated(), &doc! { "bsonType": "object" });
+        let verdict = val.evaluate(&rawdoc! { "bsonType": "object" });
+        assert!(!verdict.is_valid() && !verdict.is_fully_checked());
+        let val =
+            Validator::from_validator(&doc! { "$jsonSchema": { "required": ["a"] } }).unwrap();
+        assert!(val.is_fully_evaluated());
+        assert!(val.is_valid(&rawdoc! { "a": 1 }));
     }
 
     #[test]

@@ -66,8 +66,9 @@
 //! all it fails the write with an error instead, which refuses the document just the same.
 //!
 //! Numbers: int/long/double comparisons are exact; decimal128 is decoded from its bits and
-//! compared exactly with ints, longs and other decimals; a double meets a decimal after rounding
-//! to 34 significant digits (as the server does); `multipleOf` computes the decimal remainder
+//! compared exactly with ints, longs, other decimals and doubles (the server's
+//! `compareDecimalToDouble` gives the exact order; no side is rounded first); `multipleOf`
+//! computes the decimal remainder
 //! exactly after converting doubles to 15 significant digits (as the server's `numberDecimal()`).
 
 mod check;

@@ -76,6 +76,7 @@ pub(crate) mod compare;
 mod compile;
 mod explain;
 pub(crate) mod number;
+mod paths;
 pub(crate) mod pattern;
 mod raw;
 
@@ -105,6 +106,19 @@ pub struct Validator {
     not_evaluated: Document,
     /// The keys of `not_evaluated`, named in every verdict they leave open.
     skipped: Vec<String>,
+    /// For a schema with dotted names (paths on the server): `root` is compiled from the
+    /// strict rewrite and this from the lenient one (see `paths`).
+    lenient: Option<Lenient>,
+}
+
+/// The lenient rewrite of a schema with dotted names: what it rejects, the server rejects.
+#[derive(Debug)]
+struct Lenient {
+    schema: JsonSchema,
+    source: Document,
+    root: compile::Node,
+    /// `dotted name a.b across an array`, for the verdicts it leaves open.
+    open: String,
 }
 
 /// The outcome of checking one document: valid, rejected with the server's explanation, or
@@ -194,12 +208,34 @@ impl Validator {
     /// [`CompileError::Rejected`] when the IR holds something the server rejects (a pattern PCRE2
     /// cannot compile, with its path).
     pub fn new(schema: &JsonSchema) -> Result<Validator, CompileError> {
+        let dotted = paths::dotted_names(schema);
+        let (root, lenient) = if dotted.is_empty() {
+            (compile::compile(schema, "", true)?, None)
+        } else {
+            let strict = paths::rewrite(schema, paths::Side::Strict);
+            let lenient = paths::rewrite(schema, paths::Side::Lenient);
+            let open = format!(
+                "dotted name{} {} across an array",
+                if dotted.len() == 1 { "" } else { "s" },
+                dotted.join(", ")
+            );
+            (
+                compile::compile(&strict, "", true)?,
+                Some(Lenient {
+                    root: compile::compile(&lenient, "", true)?,
+                    source: lenient.to_document(),
+                    schema: lenient,
+                    open,
+                }),
+            )
+        };
         Ok(Validator {
-            root: compile::compile(schema, "", true)?,
+            root,
             source: schema.to_document(),
             schema: schema.clone(),
             not_evaluated: Document::new(),
             skipped: Vec::new(),
+            lenient,
         })
     }
 
@@ -338,9 +374,19 @@ impl Validator {
             Ok(false) => {}
             Err(raw::Bad) => return Err(malformed()),
         }
+        let (schema, source, root) = match &self.lenient {
+            None => (&self.schema, &self.source, &self.root),
+            Some(l) => match check::check(&l.root, raw::ty::DOCUMENT, bytes) {
+                // Strict fails, lenient passes: a dotted path crossed an array.
+                Ok(true) => {
+                    return Ok(Verdict::not_fully_checked(std::slice::from_ref(&l.open)));
+                }
+                Ok(false) => (&l.schema, &l.source, &l.root),
+                Err(raw::Bad) => return Err(malformed()),
+            },
+        };
         let (details, failures) =
-            explain::explain_root(&self.schema, &self.source, &self.root, bytes)
-                .map_err(|_| malformed())?;
+            explain::explain_root(schema, source, root, bytes).map_err(|_| malformed())?;
         Ok(Verdict {
             details: Some(details),
             summaries: failures.iter().map(ToString::to_string).collect(),

@@ -184,10 +184,16 @@ impl Verdict {
     }
 
     fn not_fully_checked(skipped: &[String]) -> Verdict {
+        let message = not_fully_checked_message(skipped);
         Verdict {
             details: None,
-            summaries: vec![not_fully_checked_message(skipped)],
-            failures: Vec::new(),
+            // A failure too, so that reports ranking rules by keyword show the open verdicts.
+            failures: vec![Failure {
+                path: "(document)".to_string(),
+                keyword: "notFullyChecked",
+                message: message.clone(),
+            }],
+            summaries: vec![message],
             skipped: skipped.to_vec(),
         }
     }
@@ -488,6 +494,7 @@ mod tests {
             verdict.summaries(),
             ["not fully checked: status not evaluated locally"]
         );
+        assert_eq!(verdict.failures()[0].keyword, "notFullyChecked");
         let checked = val.validate_bytes(passes_schema.as_bytes()).unwrap();
         assert_eq!(checked, verdict);
         // The $jsonSchema is ANDed with the rest: failing it decides the verdict.

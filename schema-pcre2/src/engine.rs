@@ -14,6 +14,18 @@ use crate::{
     PARENS_NEST_LIMIT,
 };
 
+/// How a pattern reads its subject, as the server compiles each kind of pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `PCRE2_UTF`: a `$jsonSchema` `pattern` (`pcre_util::flagsToOptions("")` always adds UTF).
+    /// A subject that is not valid UTF-8 is an error.
+    Utf,
+    /// No options: a `patternProperties` name, compiled by the server's
+    /// `InternalSchemaAllowedPropertiesMatchExpression::Pattern` as `pcre::Regex(pattern)` with
+    /// default `CompileOptions{}`. `.` is one byte and no subject is an error.
+    Bytes,
+}
+
 /// A compiled pattern with the server's match limits (cheap to share: `Send + Sync`).
 #[derive(Debug)]
 pub struct Regex {
@@ -37,6 +49,18 @@ impl Regex {
     /// # Errors
     /// PCRE2's [`CompileError`] for a pattern it refuses.
     pub fn new(pattern: &str) -> Result<Regex, CompileError> {
+        Regex::compile(pattern, Mode::Utf)
+    }
+
+    /// Compiles `pattern` in the given [`Mode`], with the server's limits (see [`Regex::new`]).
+    ///
+    /// # Errors
+    /// PCRE2's [`CompileError`] for a pattern it refuses.
+    pub fn compile(pattern: &str, mode: Mode) -> Result<Regex, CompileError> {
+        let options = match mode {
+            Mode::Utf => sys::PCRE2_UTF,
+            Mode::Bytes => 0,
+        };
         let ccontext = CompileContext::new()?;
         let mut code = 0;
         let mut offset = 0;
@@ -46,7 +70,7 @@ impl Regex {
             sys::pcre2_compile_8(
                 pattern.as_ptr(),
                 pattern.len(),
-                sys::PCRE2_UTF,
+                options,
                 &raw mut code,
                 &raw mut offset,
                 ccontext.0.as_ptr(),

@@ -25,7 +25,7 @@ use std::fmt;
 
 mod engine;
 
-pub use engine::{Regex, version};
+pub use engine::{Mode, Regex, version};
 
 /// The server's default `MATCH_LIMIT` (`build_posix/config.h`).
 pub const MATCH_LIMIT: u32 = 200_000;
@@ -182,6 +182,20 @@ mod tests {
         assert_eq!(re.is_match("é".as_bytes()), Ok(true));
         let digit = Regex::new(r"^\d$").unwrap();
         assert_eq!(digit.is_match("\u{0663}".as_bytes()), Ok(false));
+    }
+
+    #[test]
+    fn bytes_mode_reads_one_byte_per_dot_and_never_fails_on_utf8() {
+        // The server compiles patternProperties names with no options (no PCRE2_UTF).
+        let dot = Regex::compile("^.$", Mode::Bytes).unwrap();
+        assert_eq!(dot.is_match("é".as_bytes()), Ok(false));
+        assert_eq!(dot.is_match(b"\xff"), Ok(true));
+        assert_eq!(
+            Regex::new("^.$").unwrap().is_match("é".as_bytes()),
+            Ok(true)
+        );
+        let e = Regex::compile(r"\x{100}", Mode::Bytes).unwrap_err();
+        assert!(e.message.contains("too large"), "{}", e.message);
     }
 
     #[test]

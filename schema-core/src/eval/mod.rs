@@ -44,8 +44,9 @@
 //! `additionalItems: false` forbids every element. A field that appears twice is checked against
 //! `properties` at its first occurrence, as the server reads it.
 //!
-//! Patterns (`pattern`, `patternProperties` names) run on PCRE2, the engine the server uses since
-//! 6.1, compiled with the options the server uses for `$jsonSchema` (`PCRE2_UTF`, no flags):
+//! Patterns (`pattern`, `patternProperties` names) run on PCRE2 10.42, the engine the server
+//! uses since 6.1, compiled with the options the server uses: `PCRE2_UTF` and no flags for
+//! `pattern`, no options at all for `patternProperties` names (bytes, not code points):
 //! unanchored and case-sensitive; `$` also matches before a final newline; `.` does not match
 //! `\n`; `\d`, `\w`, `\s` and POSIX classes are ASCII-only (no `PCRE2_UCP`); inline flags
 //! (`(?i)`, `(?s)`, `(?m)`, `(?x)`), lookaround, backreferences, atomic groups, possessive and

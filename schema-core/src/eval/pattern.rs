@@ -8,6 +8,10 @@
 //! classes are ASCII-only (no `PCRE2_UCP`), inline flags such as `(?i)` work, as do lookaround,
 //! backreferences, possessive quantifiers, atomic groups and `\p{..}` Unicode properties.
 //! Every pattern PCRE2 accepts is supported; one it rejects is a parse error with its path.
+//! `patternProperties` names are compiled with no options at all, not even `PCRE2_UTF`
+//! (`InternalSchemaAllowedPropertiesMatchExpression::Pattern` builds `pcre::Regex(pattern)`):
+//! there `.` is one byte, a code point above 255 is refused, and a refused name is BadValue
+//! "Invalid regular expression", not 51091.
 //! A subject that is not valid UTF-8 never matches, and neither does one on which PCRE2 hits a
 //! limit: PCRE2 reports an error, and the server's `RegexMatchExpression` reads any error as no
 //! match. There is no JIT: the server's build does not enable it, and the JIT fails where the
@@ -255,9 +259,21 @@ impl Simple {
     }
 }
 
-/// Compiles a pattern with the server's options, or PCRE2's message.
+/// Compiles a `pattern` keyword with the server's options (`PCRE2_UTF`), or PCRE2's message.
 pub(crate) fn compile(pattern: &str) -> Result<Pattern, String> {
-    let pcre = mongo_schema_pcre2::Regex::new(pattern).map_err(|e| e.to_string())?;
+    compile_in(pattern, mongo_schema_pcre2::Mode::Utf)
+}
+
+/// Compiles a `patternProperties` name as the server does, with no options (not even UTF:
+/// `InternalSchemaAllowedPropertiesMatchExpression::Pattern` calls `pcre::Regex(pattern)`),
+/// or PCRE2's message.
+pub(crate) fn compile_name(pattern: &str) -> Result<Pattern, String> {
+    compile_in(pattern, mongo_schema_pcre2::Mode::Bytes)
+}
+
+fn compile_in(pattern: &str, mode: mongo_schema_pcre2::Mode) -> Result<Pattern, String> {
+    let pcre = mongo_schema_pcre2::Regex::compile(pattern, mode).map_err(|e| e.to_string())?;
+    // The simple matcher decides only ASCII subjects, where both modes agree.
     Ok(Pattern {
         pcre,
         simple: simple(pattern),

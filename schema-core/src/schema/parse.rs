@@ -555,6 +555,24 @@ pub(crate) fn check_pattern(pattern: &str, path: &str) -> Result<(), ParseError>
         })
 }
 
+/// Compiles a `patternProperties` name as the server does (PCRE2, no options) to reject bad
+/// ones: `InternalSchemaAllowedPropertiesMatchExpression`'s constructor fails with BadValue
+/// "Invalid regular expression: ..." (not the 51091 of `pattern`).
+pub(crate) fn check_name_pattern(pattern: &str, path: &str) -> Result<(), ParseError> {
+    crate::eval::pattern::compile_name(pattern)
+        .map(|_| ())
+        .map_err(|reason| invalid_name_pattern(path, &reason))
+}
+
+/// The server's error for a `patternProperties` name PCRE2 refuses.
+pub(crate) fn invalid_name_pattern(path: &str, reason: &str) -> ParseError {
+    invalid(
+        path,
+        BAD_VALUE,
+        format!("Invalid regular expression: {reason}"),
+    )
+}
+
 fn sub_schema(
     value: &Bson,
     path: &str,
@@ -1041,7 +1059,7 @@ fn parse_node(
                     ),
                 )
             })?;
-            check_pattern(pattern, &sub_path)?;
+            check_name_pattern(pattern, &sub_path)?;
             out.insert(pattern.clone(), sub);
         }
         s.pattern_properties = out;

@@ -11,6 +11,12 @@
 //! reads it as no match. [`Regex::is_match`] reports the error; callers that follow the server
 //! treat it as `false`.
 //!
+//! The build is pcre2-sys 0.2.8's bundled 10.42 source; its compile-time settings equal the
+//! server's `config.h` (`LINK_SIZE 2`, `NEWLINE_DEFAULT` LF, Unicode `\R`, `MAX_NAME_SIZE 32`,
+//! `PARENS_NEST_LIMIT 250`, `HEAP_LIMIT`) except the match and depth limits (10,000,000 there),
+//! which every match context here sets to the server's values at run time. Its JIT is compiled
+//! in but never called.
+//!
 //! ```
 //! use mongo_schema_pcre2::Regex;
 //!

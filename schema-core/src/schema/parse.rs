@@ -1138,6 +1138,17 @@ fn parse_node(
                                 ),
                             ));
                         }
+                        // makeDependencyExistsClause: an ExistsMatchExpression on the name as
+                        // a path, whose FieldRef refuses a NUL byte (9867600), as in `required`.
+                        if n.contains('\0') {
+                            return Err(invalid(
+                                &sub_path,
+                                FIELD_PATH_NUL,
+                                format!(
+                                    "array '{name}' in $jsonSchema keyword 'dependencies' names a field path with an embedded null byte"
+                                ),
+                            ));
+                        }
                         names.push(n.clone());
                     }
                     Dependency::Properties(names)

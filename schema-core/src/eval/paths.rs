@@ -1,5 +1,5 @@
-//! Dotted names in `properties` and `required`: paths on the server, rewritten here into
-//! nested object keywords before compiling.
+//! Dotted names in `properties`, `required` and `dependencies`: paths on the server, rewritten
+//! here into nested object keywords before compiling.
 //!
 //! The server's `json_schema_parser.cpp` parses each `properties` entry with the name as the
 //! *path* of its match expressions (`_parse(expCtx, property.fieldNameStringData(), ...)` in
@@ -7,6 +7,7 @@
 //! path (`translateRequired`); a path is a `FieldRef`, split at dots. So
 //! `required: ["a.b"]` asks for a field `b` inside the embedded document `a` (a literal key
 //! `"a.b"` does not satisfy it), and `properties: {"a.b": S}` applies `S` to that field.
+//! `dependencies` names, triggers and listed ones, are paths too (`makeDependencyExistsClause`).
 //! `additionalProperties` still compares the literal names (`parseAllowedProperties` collects
 //! the field names of `properties` as written), so a field named `a` is not allowed by
 //! `"a.b"`.
@@ -36,10 +37,17 @@ pub(crate) fn dotted_names(s: &JsonSchema) -> Vec<String> {
 }
 
 fn collect(s: &JsonSchema, out: &mut Vec<String>) {
+    use crate::schema::Dependency;
+    let listed = s.dependencies.values().filter_map(|d| match d {
+        Dependency::Properties(names) => Some(names),
+        Dependency::Schema(_) => None,
+    });
     let own = s
         .properties
         .keys()
         .chain(s.required.iter().flatten())
+        .chain(s.dependencies.keys())
+        .chain(listed.flatten())
         .filter(|n| n.contains('.'));
     for name in own {
         if !out.contains(name) {
@@ -133,10 +141,64 @@ pub(crate) fn rewrite(s: &JsonSchema, side: Side) -> JsonSchema {
         extra.extend(dotted.iter().map(|n| path_required(&parts(n), side)));
         out.required = (!plain.is_empty()).then_some(plain);
     }
+    let dotted_dependencies: Vec<String> = out
+        .dependencies
+        .iter()
+        .filter(|(trigger, d)| {
+            trigger.contains('.')
+                || matches!(d, Dependency::Properties(list) if list.iter().any(|n| n.contains('.')))
+        })
+        .map(|(trigger, _)| trigger.clone())
+        .collect();
+    for trigger in dotted_dependencies {
+        if let Some(d) = out.dependencies.shift_remove(&trigger) {
+            extra.push(path_dependency(&trigger, d, side));
+        }
+    }
     if !extra.is_empty() {
         out.all_of.get_or_insert_with(Vec::new).extend(extra);
     }
     out
+}
+
+/// `dependencies: {trigger: d}` with a dotted trigger or dotted listed names: the server's
+/// `makeDependencyExistsClause` is an `ExistsMatchExpression` on each name as a path, inside
+/// `InternalSchemaCondMatchExpression(if exists, then d, else true)`. Here: not an object, or
+/// the trigger path is absent, or `d` holds. The trigger is negated, so it is read the other
+/// way round: a strict rewrite must be sure the path is absent.
+fn path_dependency(trigger: &str, d: crate::schema::Dependency, side: Side) -> JsonSchema {
+    use crate::schema::Dependency;
+    let opposite = match side {
+        Side::Strict => Side::Lenient,
+        Side::Lenient => Side::Strict,
+    };
+    let not_object = JsonSchema {
+        not: Some(Box::new(JsonSchema {
+            types: types(vec![BsonType::Object]),
+            ..JsonSchema::default()
+        })),
+        ..JsonSchema::default()
+    };
+    let absent = JsonSchema {
+        not: Some(Box::new(path_required(&parts(trigger), opposite))),
+        ..JsonSchema::default()
+    };
+    let then = match d {
+        Dependency::Schema(x) => *x,
+        Dependency::Properties(names) => JsonSchema {
+            all_of: Some(
+                names
+                    .iter()
+                    .map(|n| path_required(&parts(n), side))
+                    .collect(),
+            ),
+            ..JsonSchema::default()
+        },
+    };
+    JsonSchema {
+        any_of: Some(vec![not_object, absent, then]),
+        ..JsonSchema::default()
+    }
 }
 
 fn parts(name: &str) -> Vec<&str> {

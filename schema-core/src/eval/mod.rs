@@ -42,7 +42,13 @@
 //! across int/long/double/decimal, a missing field is not null, lengths count code points,
 //! `patternProperties` applies to names listed in `properties` too, and `items: []` with
 //! `additionalItems: false` forbids every element. A field that appears twice is checked against
-//! `properties` at its first occurrence, as the server reads it.
+//! `properties` at its first occurrence, as the server reads it. A dotted name in `properties`,
+//! `required` or `dependencies` is a path through embedded documents, as the server's parser
+//! makes it (see `paths.rs`); where such a path crosses an array the verdict is left open.
+//!
+//! Verdicts: valid, rejected (with `errInfo.details`), or not fully checked: the schema passed
+//! but validator entries beside `$jsonSchema` were not evaluated, or a dotted path crossed an
+//! array. [`Verdict::is_valid`] is true only for the first.
 //!
 //! Patterns (`pattern`, `patternProperties` names) run on PCRE2 10.42, the engine the server
 //! uses since 6.1, compiled with the options the server uses: `PCRE2_UTF` and no flags for
@@ -313,7 +319,8 @@ impl Validator {
     }
 
     /// Whether every entry of the validator is evaluated locally (nothing in
-    /// [`Validator::not_evaluated`]), so that each verdict is decided.
+    /// [`Validator::not_evaluated`]). Each verdict is then decided, except where a dotted name
+    /// of the schema crosses an array in the document (see [`Verdict::is_fully_checked`]).
     pub fn is_fully_evaluated(&self) -> bool {
         self.skipped.is_empty()
     }

@@ -344,3 +344,65 @@ fn schema_and_manifest_are_exclusive_on_the_command_line() {
         assert_eq!(outcome.code(), 2, "{argv:?}: {}", console.stderr_text());
     }
 }
+
+#[test]
+fn a_misspelt_keyword_in_a_schema_file_is_an_error_naming_it() {
+    // Issue 12 item 1; the server: json_schema_parser.cpp "Unknown $jsonSchema keyword"
+    // (FailedToParse). Before, this file was taken for a query validator and every document
+    // was reported valid with exit 0.
+    let d = dir("typo");
+    let input = write(&d, "docs.jsonl", b"{\"_id\": 1}\n");
+    for text in [
+        r#"{"bsonType": "object", "required": ["a"], "propertes": {"a": {"bsonType": "int"}}}"#,
+        r#"{"$jsonSchema": {"bsonType": "object", "required": ["a"], "propertes": {}}}"#,
+    ] {
+        let schema = write(&d, "schema.json", text.as_bytes());
+        let (code, out) = run(&args(
+            schema,
+            vec![input.clone()],
+            ValidateFormat::Summary,
+            1,
+        ));
+        let e = code.unwrap_err();
+        assert!(e.contains("Unknown $jsonSchema keyword: propertes"), "{e}");
+        assert!(out.is_empty(), "{out}");
+    }
+}
+
+#[test]
+fn query_operators_beside_json_schema_make_the_run_not_fully_checked() {
+    // Issue 12 item 1: what is not evaluated locally is never counted valid (exit 2).
+    let d = dir("partial");
+    let input = write(&d, "docs.jsonl", b"{\"_id\": 1, \"a\": 5}\n");
+    let schema = write(
+        &d,
+        "schema.json",
+        br#"{"$jsonSchema": {"required": ["a"]}, "$expr": {"$gt": ["$a", 1]}, "status": "open"}"#,
+    );
+    let (code, out) = run(&args(
+        schema,
+        vec![input.clone()],
+        ValidateFormat::Summary,
+        1,
+    ));
+    let e = code.unwrap_err();
+    assert!(
+        e.contains("not fully checked: the validator's $expr, status are not evaluated locally"),
+        "{e}"
+    );
+    assert!(out.is_empty(), "{out}");
+
+    // The same from a manifest: a declared validator without $jsonSchema is a query.
+    use mongo_schema::collection::{CollectionSpec, Validator};
+    let spec = CollectionSpec::new("orders").validator(Validator::from_document(
+        &doc! { "status": { "$in": ["open"] } },
+    ));
+    let text = mongo_schema::manifest::Manifest::new(vec![spec]).to_json();
+    let manifest = write(&d, "manifest.json", text.as_bytes());
+    let (code, _) = run(&manifest_args(manifest, Some("orders"), input));
+    let e = code.unwrap_err();
+    assert!(
+        e.contains("not fully checked: the validator's status is not evaluated"),
+        "{e}"
+    );
+}

@@ -6,9 +6,21 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `--version`: ours and the linked regex engine's (patterns run on the server's PCRE2 release).
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        format!(
+            "{} (PCRE2 {})",
+            env!("CARGO_PKG_VERSION"),
+            mongo_schema::eval::pcre2_version()
+        )
+    })
+}
+
 /// `mongo-schema`: Rust types as the single source of truth for MongoDB collections.
 #[derive(Debug, Parser)]
-#[command(name = "mongo-schema", version, about, long_about = None)]
+#[command(name = "mongo-schema", version = version(), about, long_about = None)]
 #[command(
     after_help = "Exit codes: 0 in sync / nothing rejected, 1 drift found / documents \
                         rejected / lint errors, 2 could not check (connection, authentication, \
@@ -286,6 +298,13 @@ mod tests {
         assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("3 weeks").is_err());
+    }
+
+    #[test]
+    fn version_names_the_servers_pcre2_release() {
+        use clap::CommandFactory;
+        let shown = Cli::command().render_version();
+        assert!(shown.contains("(PCRE2 10.42 2022-12-11)"), "{shown}");
     }
 
     #[test]

@@ -137,7 +137,7 @@ async fn audit_one(
     audit.total = count(db, &spec.name, Document::new(), max_time_ms).await?;
     audit.rejected = count(db, &spec.name, rejects.clone(), max_time_ms).await?;
     if audit.rejected > 0 && args.sample > 0 {
-        let local = eval::Validator::from_document(&validator).ok();
+        let local = eval::Validator::from_validator(&validator).ok();
         let pipeline = vec![
             doc! {"$match": rejects.clone()},
             doc! {"$limit": i64::from(args.sample)},

@@ -65,7 +65,7 @@ pub fn findings(
         {
             // A validator read from a manifest keeps its `$jsonSchema` as a document; the
             // evaluator's parser reads it as the server would, for the lints to walk.
-            match eval::Validator::from_document(&validator.to_document()) {
+            match eval::Validator::from_validator(&validator.to_document()) {
                 Ok(compiled) if validator.query.contains_key("$jsonSchema") => {
                     validator.query.remove("$jsonSchema");
                     validator.json_schema = Some(compiled.schema().clone());

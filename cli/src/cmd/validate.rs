@@ -150,12 +150,38 @@ fn load_schema(path: &Path) -> anyhow::Result<Validator> {
         Ok(other) => bail!("{}: expected an object, found {other}", path.display()),
         Err(e) => bail!("{}: invalid Extended JSON: {e}", path.display()),
     };
-    Validator::from_document(&doc).with_context(|| {
+    // A file holds a schema (bare, or {"$jsonSchema": ...} with explicit query operators
+    // beside it): a key that is not a keyword is the server's "Unknown $jsonSchema keyword".
+    let validator = Validator::from_document(&doc).with_context(|| {
         format!(
             "{}: the server would reject this $jsonSchema",
             path.display()
         )
-    })
+    })?;
+    fully_evaluated(validator, &path.display().to_string())
+}
+
+/// Refuses a validator with entries the evaluator does not check: every verdict would be open,
+/// so the run could only say "not fully checked", never count valid documents.
+fn fully_evaluated(validator: Validator, what: &str) -> anyhow::Result<Validator> {
+    if validator.is_fully_evaluated() {
+        return Ok(validator);
+    }
+    let skipped: Vec<&str> = validator
+        .not_evaluated()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    bail!(
+        "{what}: not fully checked: the validator's {} not evaluated locally (only \
+         $jsonSchema is), so no document could be counted valid; check them on a server \
+         (mongo-schema audit) or validate the $jsonSchema alone",
+        if skipped.len() == 1 {
+            format!("{} is", skipped[0])
+        } else {
+            format!("{} are", skipped.join(", "))
+        }
+    )
 }
 
 /// The validator a manifest declares for `collection` (or for its only validated collection).
@@ -209,13 +235,15 @@ fn load_from_manifest(path: &Path, collection: Option<&str>) -> anyhow::Result<V
             spec.name
         );
     };
-    Validator::from_document(&declared.to_document()).with_context(|| {
+    // The declared validator option, read as the server reads it: a query document.
+    let validator = Validator::from_validator(&declared.to_document()).with_context(|| {
         format!(
             "{}: the server would reject the $jsonSchema of {:?}",
             path.display(),
             spec.name
         )
-    })
+    })?;
+    fully_evaluated(validator, &format!("{} ({})", path.display(), spec.name))
 }
 
 /// How an input is cut into documents.

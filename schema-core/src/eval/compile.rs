@@ -610,7 +610,11 @@ fn compile_object(s: &JsonSchema, path: &str, root: bool) -> Result<ObjRules, Co
         .iter()
         .map(|(p, x)| {
             let sub = join(&patpath, p);
-            Ok((pattern_at(p, &sub)?, compile(x, &sub, false)?))
+            crate::schema::parse::check_name_pattern(p, &sub)?;
+            let compiled = pattern::compile_name(p).map_err(|reason| {
+                CompileError::Rejected(crate::schema::parse::invalid_name_pattern(&sub, &reason))
+            })?;
+            Ok((compiled, compile(x, &sub, false)?))
         })
         .collect::<Result<Vec<_>, CompileError>>()?;
     let additional = match &s.additional_properties {

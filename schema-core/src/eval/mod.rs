@@ -29,7 +29,7 @@
 //! ```
 //!
 //! How it works: [`Validator::new`] compiles the IR into a tree of nodes (type bitmasks, decoded
-//! bounds, PCRE2 patterns compiled once with JIT, enum members as raw BSON, property names in a
+//! bounds, PCRE2 patterns compiled once (the server's 10.42, no JIT), enum members as raw BSON, property names in a
 //! slot table that is hashed for objects naming more than a dozen properties). [`Validator::is_valid`]
 //! walks the document's bytes with a small bounds-checked reader of its own, touching each
 //! element once and allocating nothing for ordinary schemas. Only a rejected document takes the
@@ -42,10 +42,17 @@
 //! across int/long/double/decimal, a missing field is not null, lengths count code points,
 //! `patternProperties` applies to names listed in `properties` too, and `items: []` with
 //! `additionalItems: false` forbids every element. A field that appears twice is checked against
-//! `properties` at its first occurrence, as the server reads it.
+//! `properties` at its first occurrence, as the server reads it. A dotted name in `properties`,
+//! `required` or `dependencies` is a path through embedded documents, as the server's parser
+//! makes it (see `paths.rs`); where such a path crosses an array the verdict is left open.
 //!
-//! Patterns (`pattern`, `patternProperties` names) run on PCRE2, the engine the server uses since
-//! 6.1, compiled with the options the server uses for `$jsonSchema` (`PCRE2_UTF`, no flags):
+//! Verdicts: valid, rejected (with `errInfo.details`), or not fully checked: the schema passed
+//! but validator entries beside `$jsonSchema` were not evaluated, or a dotted path crossed an
+//! array. [`Verdict::is_valid`] is true only for the first.
+//!
+//! Patterns (`pattern`, `patternProperties` names) run on PCRE2 10.42, the engine the server
+//! uses since 6.1, compiled with the options the server uses: `PCRE2_UTF` and no flags for
+//! `pattern`, no options at all for `patternProperties` names (bytes, not code points):
 //! unanchored and case-sensitive; `$` also matches before a final newline; `.` does not match
 //! `\n`; `\d`, `\w`, `\s` and POSIX classes are ASCII-only (no `PCRE2_UCP`); inline flags
 //! (`(?i)`, `(?s)`, `(?m)`, `(?x)`), lookaround, backreferences, atomic groups, possessive and
@@ -66,8 +73,9 @@
 //! all it fails the write with an error instead, which refuses the document just the same.
 //!
 //! Numbers: int/long/double comparisons are exact; decimal128 is decoded from its bits and
-//! compared exactly with ints, longs and other decimals; a double meets a decimal after rounding
-//! to 34 significant digits (as the server does); `multipleOf` computes the decimal remainder
+//! compared exactly with ints, longs, other decimals and doubles (the server's
+//! `compareDecimalToDouble` gives the exact order; no side is rounded first); `multipleOf`
+//! computes the decimal remainder
 //! exactly after converting doubles to 15 significant digits (as the server's `numberDecimal()`).
 
 mod check;
@@ -75,6 +83,7 @@ pub(crate) mod compare;
 mod compile;
 mod explain;
 pub(crate) mod number;
+mod paths;
 pub(crate) mod pattern;
 mod raw;
 
@@ -87,6 +96,12 @@ pub use raw::{MAX_DEPTH, MalformedBson};
 use crate::schema::JsonSchema;
 use crate::schema::parse::{ParseError, ParsedValidator};
 
+/// The version of the PCRE2 library patterns run on, as it reports itself (`10.42 2022-12-11`,
+/// the release the server vendors in `src/third_party/pcre2`).
+pub fn pcre2_version() -> String {
+    mongo_schema_pcre2::version()
+}
+
 /// A compiled `$jsonSchema`, ready to check any number of documents (cheap to share across
 /// threads: it is `Send + Sync`).
 #[derive(Debug)]
@@ -96,20 +111,57 @@ pub struct Validator {
     source: Document,
     root: compile::Node,
     not_evaluated: Document,
+    /// The keys of `not_evaluated`, named in every verdict they leave open.
+    skipped: Vec<String>,
+    /// For a schema with dotted names (paths on the server): `root` is compiled from the
+    /// strict rewrite and this from the lenient one (see `paths`).
+    lenient: Option<Lenient>,
 }
 
-/// The outcome of checking one document: valid, or the server's explanation.
+/// The lenient rewrite of a schema with dotted names: what it rejects, the server rejects.
+#[derive(Debug)]
+struct Lenient {
+    schema: JsonSchema,
+    source: Document,
+    root: compile::Node,
+    /// `dotted name a.b across an array`, for the verdicts it leaves open.
+    open: String,
+}
+
+/// The outcome of checking one document: valid, rejected with the server's explanation, or
+/// not fully checked (the schema passed but validator entries beside it were not evaluated).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
     details: Option<Document>,
     summaries: Vec<String>,
     failures: Vec<Failure>,
+    skipped: Vec<String>,
 }
 
 impl Verdict {
-    /// Whether the document satisfies the schema.
+    /// Whether the document satisfies the whole validator: false when it is rejected, and
+    /// false when it is [not fully checked](Verdict::is_fully_checked), since then nobody here
+    /// knows.
     pub fn is_valid(&self) -> bool {
-        self.details.is_none()
+        self.details.is_none() && self.skipped.is_empty()
+    }
+
+    /// Whether the document is rejected: the evaluated part fails, so the server rejects it
+    /// whatever the entries that were not evaluated say (they are ANDed with `$jsonSchema`).
+    pub fn is_rejected(&self) -> bool {
+        self.details.is_some()
+    }
+
+    /// False when the document passed everything evaluated locally but the validator has
+    /// entries that were not evaluated (`$expr`, `$or`, field conditions): its outcome on the
+    /// server is unknown here. [`Verdict::skipped`] names them.
+    pub fn is_fully_checked(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// The validator entries that left this verdict open (empty when it is decided).
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
     }
 
     /// For a rejected document, the server's `errInfo.details`:
@@ -134,8 +186,32 @@ impl Verdict {
             details: None,
             summaries: Vec::new(),
             failures: Vec::new(),
+            skipped: Vec::new(),
         }
     }
+
+    fn not_fully_checked(skipped: &[String]) -> Verdict {
+        let message = not_fully_checked_message(skipped);
+        Verdict {
+            details: None,
+            // A failure too, so that reports ranking rules by keyword show the open verdicts.
+            failures: vec![Failure {
+                path: "(document)".to_string(),
+                keyword: "notFullyChecked",
+                message: message.clone(),
+            }],
+            summaries: vec![message],
+            skipped: skipped.to_vec(),
+        }
+    }
+}
+
+/// `not fully checked: $expr, status not evaluated locally`.
+fn not_fully_checked_message(skipped: &[String]) -> String {
+    format!(
+        "not fully checked: {} not evaluated locally",
+        skipped.join(", ")
+    )
 }
 
 impl Validator {
@@ -145,26 +221,83 @@ impl Validator {
     /// [`CompileError::Rejected`] when the IR holds something the server rejects (a pattern PCRE2
     /// cannot compile, with its path).
     pub fn new(schema: &JsonSchema) -> Result<Validator, CompileError> {
+        let dotted = paths::dotted_names(schema);
+        let (root, lenient) = if dotted.is_empty() {
+            (compile::compile(schema, "", true)?, None)
+        } else {
+            let strict = paths::rewrite(schema, paths::Side::Strict);
+            let lenient = paths::rewrite(schema, paths::Side::Lenient);
+            let open = format!(
+                "dotted name{} {} across an array",
+                if dotted.len() == 1 { "" } else { "s" },
+                dotted.join(", ")
+            );
+            (
+                compile::compile(&strict, "", true)?,
+                Some(Lenient {
+                    root: compile::compile(&lenient, "", true)?,
+                    source: lenient.to_document(),
+                    schema: lenient,
+                    open,
+                }),
+            )
+        };
         Ok(Validator {
-            root: compile::compile(schema, "", true)?,
+            root,
             source: schema.to_document(),
             schema: schema.clone(),
             not_evaluated: Document::new(),
+            skipped: Vec::new(),
+            lenient,
         })
     }
 
-    /// Parses and compiles a validator document: `{"$jsonSchema": {...}, ...}` or a bare schema.
-    /// Query operators beside `$jsonSchema` are kept in [`Validator::not_evaluated`]; a
-    /// validator without any schema accepts every document locally (check `not_evaluated`).
+    /// Parses and compiles a schema: a bare `$jsonSchema`, or `{"$jsonSchema": {...}}` with any
+    /// query operators beside it given explicitly (see [`ParsedValidator::from_schema`]).
+    ///
+    /// A key that is not a schema keyword, a misspelt one included, is the server's "Unknown
+    /// $jsonSchema keyword". Query operators beside `$jsonSchema` are kept in
+    /// [`Validator::not_evaluated`], and every document the schema accepts then gets a verdict
+    /// that is [not fully checked](Verdict::is_fully_checked), never a valid one.
+    ///
+    /// ```
+    /// use mongo_schema::eval::Validator;
+    /// let typo = bson::doc! { "required": ["a"], "propertes": { "a": {} } };
+    /// assert!(Validator::from_document(&typo).is_err());
+    ///
+    /// let v = Validator::from_document(&bson::doc! {
+    ///     "$jsonSchema": { "required": ["a"] },
+    ///     "$expr": { "$gt": ["$a", 1] },
+    /// })?;
+    /// let verdict = v.evaluate(&bson::rawdoc! { "a": 0 });
+    /// assert!(!verdict.is_valid() && !verdict.is_rejected() && !verdict.is_fully_checked());
+    /// assert_eq!(verdict.summaries(), ["not fully checked: $expr not evaluated locally"]);
+    /// assert!(v.evaluate(&bson::rawdoc! {}).is_rejected());
+    /// # Ok::<(), mongo_schema::schema::parse::ParseError>(())
+    /// ```
     ///
     /// # Errors
     /// The [`ParseError`] the server would give for the schema.
     pub fn from_document(validator: &Document) -> Result<Validator, ParseError> {
-        let parsed = ParsedValidator::from_document(validator)?;
+        Validator::from_parsed(validator, ParsedValidator::from_schema(validator)?)
+    }
+
+    /// Parses and compiles a collection's `validator` option as the server stores it: a query
+    /// document whose `$jsonSchema` entry is evaluated and whose other entries (or all of it,
+    /// without `$jsonSchema`) are [not evaluated](Validator::not_evaluated).
+    ///
+    /// # Errors
+    /// The [`ParseError`] the server would give for the `$jsonSchema`.
+    pub fn from_validator(validator: &Document) -> Result<Validator, ParseError> {
+        Validator::from_parsed(validator, ParsedValidator::from_document(validator)?)
+    }
+
+    fn from_parsed(validator: &Document, parsed: ParsedValidator) -> Result<Validator, ParseError> {
         let schema = parsed.schema.unwrap_or_default();
         let mut v = Validator::new(&schema).map_err(|e| match e {
             CompileError::Rejected(p) => p,
         })?;
+        v.skipped = parsed.not_evaluated.keys().cloned().collect();
         v.not_evaluated = parsed.not_evaluated;
         if let Ok(source) = validator.get_document("$jsonSchema") {
             v.source = source.clone();
@@ -185,8 +318,17 @@ impl Validator {
         &self.not_evaluated
     }
 
-    /// Whether the document satisfies the schema: the fast path, no allocation for ordinary
-    /// schemas. A document whose bytes are malformed inside is not valid.
+    /// Whether every entry of the validator is evaluated locally (nothing in
+    /// [`Validator::not_evaluated`]). Each verdict is then decided, except where a dotted name
+    /// of the schema crosses an array in the document (see [`Verdict::is_fully_checked`]).
+    pub fn is_fully_evaluated(&self) -> bool {
+        self.skipped.is_empty()
+    }
+
+    /// Whether the document satisfies the validator: the fast path, no allocation for ordinary
+    /// schemas. A document whose bytes are malformed inside is not valid, and neither is any
+    /// document for a validator that is not [fully evaluated](Validator::is_fully_evaluated)
+    /// ([`Validator::evaluate`] tells a rejection from an open verdict).
     pub fn is_valid(&self, doc: &RawDocument) -> bool {
         self.is_valid_bytes(doc.as_bytes())
     }
@@ -194,7 +336,8 @@ impl Validator {
     /// [`Validator::is_valid`] over bytes that hold exactly one document; malformed bytes are
     /// not valid (use [`Validator::validate_bytes`] to learn where they break).
     pub fn is_valid_bytes(&self, bytes: &[u8]) -> bool {
-        check::check(&self.root, raw::ty::DOCUMENT, bytes).unwrap_or(false)
+        self.skipped.is_empty()
+            && check::check(&self.root, raw::ty::DOCUMENT, bytes).unwrap_or(false)
     }
 
     /// Checks a document and explains a rejection in the server's `errInfo.details` shape.
@@ -214,6 +357,7 @@ impl Validator {
                     keyword: "malformed",
                     message: e.to_string(),
                 }],
+                skipped: Vec::new(),
             },
         }
     }
@@ -239,17 +383,29 @@ impl Validator {
             })
         };
         match check::check(&self.root, raw::ty::DOCUMENT, bytes) {
-            Ok(true) => return Ok(Verdict::valid()),
+            Ok(true) if self.skipped.is_empty() => return Ok(Verdict::valid()),
+            Ok(true) => return Ok(Verdict::not_fully_checked(&self.skipped)),
             Ok(false) => {}
             Err(raw::Bad) => return Err(malformed()),
         }
+        let (schema, source, root) = match &self.lenient {
+            None => (&self.schema, &self.source, &self.root),
+            Some(l) => match check::check(&l.root, raw::ty::DOCUMENT, bytes) {
+                // Strict fails, lenient passes: a dotted path crossed an array.
+                Ok(true) => {
+                    return Ok(Verdict::not_fully_checked(std::slice::from_ref(&l.open)));
+                }
+                Ok(false) => (&l.schema, &l.source, &l.root),
+                Err(raw::Bad) => return Err(malformed()),
+            },
+        };
         let (details, failures) =
-            explain::explain_root(&self.schema, &self.source, &self.root, bytes)
-                .map_err(|_| malformed())?;
+            explain::explain_root(schema, source, root, bytes).map_err(|_| malformed())?;
         Ok(Verdict {
             details: Some(details),
             summaries: failures.iter().map(ToString::to_string).collect(),
             failures,
+            skipped: Vec::new(),
         })
     }
 }
@@ -312,6 +468,60 @@ mod tests {
                 ],
             }
         );
+    }
+
+    #[test]
+    fn a_misspelt_keyword_is_rejected_never_read_as_a_query() {
+        // json_schema_parser.cpp: any key that is not a keyword is "Unknown $jsonSchema
+        // keyword" (FailedToParse, 9), at the top level too (issue 12 item 1).
+        let e = Validator::from_document(&doc! {
+            "bsonType": "object", "required": ["a"], "propertes": { "a": {} },
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "propertes: Unknown $jsonSchema keyword: propertes"
+        );
+        assert_eq!(e.code(), 9);
+        let e = Validator::from_document(&doc! { "$or": [{ "a": 1 }] }).unwrap_err();
+        assert_eq!(e.path(), "$or");
+    }
+
+    #[test]
+    fn what_is_not_evaluated_leaves_the_verdict_open_never_valid() {
+        let val = v(doc! { "$jsonSchema": { "required": ["a"] }, "status": "open" });
+        assert!(!val.is_fully_evaluated());
+        let passes_schema = rawdoc! { "a": 1 };
+        assert!(!val.is_valid(&passes_schema));
+        let verdict = val.evaluate(&passes_schema);
+        assert!(!verdict.is_valid());
+        assert!(!verdict.is_rejected());
+        assert!(!verdict.is_fully_checked());
+        assert_eq!(verdict.skipped(), ["status"]);
+        assert_eq!(
+            verdict.summaries(),
+            ["not fully checked: status not evaluated locally"]
+        );
+        assert_eq!(verdict.failures()[0].keyword, "notFullyChecked");
+        let checked = val.validate_bytes(passes_schema.as_bytes()).unwrap();
+        assert_eq!(checked, verdict);
+        // The $jsonSchema is ANDed with the rest: failing it decides the verdict.
+        let fails_schema = val.evaluate(&rawdoc! {});
+        assert!(fails_schema.is_rejected() && fails_schema.is_fully_checked());
+    }
+
+    #[test]
+    fn a_stored_validator_without_json_schema_is_a_query_not_evaluated() {
+        // The server reads a validator option as a query: {bsonType: "object"} there is an
+        // equality on a field named bsonType (manual: specify-query-expression-rules).
+        let val = Validator::from_validator(&doc! { "bsonType": "object" }).unwrap();
+        assert_eq!(val.not_evaluated(), &doc! { "bsonType": "object" });
+        let verdict = val.evaluate(&rawdoc! { "bsonType": "object" });
+        assert!(!verdict.is_valid() && !verdict.is_fully_checked());
+        let val =
+            Validator::from_validator(&doc! { "$jsonSchema": { "required": ["a"] } }).unwrap();
+        assert!(val.is_fully_evaluated());
+        assert!(val.is_valid(&rawdoc! { "a": 1 }));
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! Numbers as the server compares them: int, long, double and decimal128 by value.
 //!
-//! Decimal128 values are decoded from their BID bits. Comparisons between two decimals, or a
-//! decimal and an int/long, are exact. A double meets a decimal after rounding the double to 34
-//! significant digits, as the server does (`compareDecimalToDouble`). `multipleOf` converts both
+//! Decimal128 values are decoded from their BID bits. Every comparison is exact: between two
+//! decimals, a decimal and an int/long, and a decimal and a double. The server's
+//! `compareDecimalToDouble` (`src/mongo/base/compare_numbers.h`) converts the decimal to a
+//! double rounding toward negative infinity and, when that equals the double, calls the
+//! decimal greater if the conversion was inexact: that is the exact order of the two values,
+//! which [`cmp_dec_f64`] computes on integers (`0.1000000000000000055511151231257827` is below
+//! the double `0.1`, whose exact value is `0.1000000000000000055511151231257827021181583404541015625`).
+//! `multipleOf` converts both
 //! sides to decimal the way the server's `$_internalSchemaFmod` does: doubles rounded to 15
 //! significant digits, integers exactly, then tests that the remainder is zero exactly.
 
@@ -284,8 +289,161 @@ pub(crate) fn cmp_num(a: Num, b: Num) -> Ordering {
         (Num::Dec(x), Num::Dec(y)) => cmp_dec(x, y),
         (Num::Dec(x), Num::Int(y)) => cmp_dec(x, Dec::from_i64(y)),
         (Num::Int(x), Num::Dec(y)) => cmp_dec(Dec::from_i64(x), y),
-        (Num::Dec(x), Num::Double(y)) => cmp_dec(x, Dec::from_f64(y, 34)),
-        (Num::Double(x), Num::Dec(y)) => cmp_dec(Dec::from_f64(x, 34), y),
+        (Num::Dec(x), Num::Double(y)) => cmp_dec_f64(x, y),
+        (Num::Double(x), Num::Dec(y)) => cmp_dec_f64(y, x).reverse(),
+    }
+}
+
+/// The exact order of a decimal and a double (BSON order: NaN equals NaN and sorts first;
+/// -0 equals 0), as the server's `compareDecimalToDouble` gives it.
+pub(crate) fn cmp_dec_f64(x: Dec, d: f64) -> Ordering {
+    let sign = |zero: bool, neg: bool| match (zero, neg) {
+        (true, _) => 0i8,
+        (false, true) => -1,
+        (false, false) => 1,
+    };
+    match x {
+        _ if d.is_nan() => {
+            if x == Dec::NaN {
+                Ordering::Equal
+            } else {
+                Ordering::Greater
+            }
+        }
+        Dec::NaN => Ordering::Less,
+        Dec::Inf(neg) if d.is_infinite() && (d < 0.0) == neg => Ordering::Equal,
+        Dec::Inf(neg) => {
+            if neg {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        Dec::Finite { .. } if d.is_infinite() => {
+            if d > 0.0 {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            }
+        }
+        Dec::Finite { neg, coeff, exp } => {
+            let (sx, sd) = (sign(coeff == 0, neg), sign(d == 0.0, d < 0.0));
+            if sx != sd || sx == 0 {
+                return sx.cmp(&sd);
+            }
+            let magnitude = cmp_magnitude_f64(coeff, exp, d.abs());
+            if sx < 0 {
+                magnitude.reverse()
+            } else {
+                magnitude
+            }
+        }
+    }
+}
+
+/// Compares `coeff * 10^exp` (coeff > 0) with a positive finite double, exactly.
+fn cmp_magnitude_f64(coeff: u128, exp: i32, d: f64) -> Ordering {
+    // The decimal lies in [10^(top-1), 10^top). log10 of the double is off by far less than
+    // one, so a gap of two decades decides without big numbers.
+    let top = digits(coeff) + exp;
+    let log = d.log10();
+    if log < f64::from(top - 3) {
+        return Ordering::Greater;
+    }
+    if log > f64::from(top + 1) {
+        return Ordering::Less;
+    }
+    // d = m * 2^k exactly; compare coeff * 10^exp with m * 2^k on integers.
+    let bits = d.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (m, k) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    let mut lhs = Big::from_u128(coeff);
+    let mut rhs = Big::from_u128(u128::from(m));
+    if exp >= 0 {
+        lhs.mul_pow10(exp.unsigned_abs());
+    } else {
+        rhs.mul_pow10(exp.unsigned_abs());
+    }
+    if k >= 0 {
+        rhs.shl(k.unsigned_abs());
+    } else {
+        lhs.shl(k.unsigned_abs());
+    }
+    lhs.cmp(&rhs)
+}
+
+/// A non-negative integer in base 2^32, least significant limb first: just enough arithmetic
+/// for [`cmp_magnitude_f64`] (values up to about 2^2500 there).
+#[derive(Debug, PartialEq, Eq)]
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from_u128(v: u128) -> Big {
+        let mut limbs: Vec<u32> = (0..4).map(|i| (v >> (32 * i)) as u32).collect();
+        while limbs.last() == Some(&0) {
+            limbs.pop();
+        }
+        Big(limbs)
+    }
+
+    fn mul_small(&mut self, factor: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.0 {
+            let product = u64::from(*limb) * u64::from(factor) + carry;
+            *limb = product as u32;
+            carry = product >> 32;
+        }
+        if carry > 0 {
+            self.0.push(carry as u32);
+        }
+    }
+
+    fn mul_pow10(&mut self, mut n: u32) {
+        while n >= 9 {
+            self.mul_small(1_000_000_000);
+            n -= 9;
+        }
+        self.mul_small(10u32.pow(n));
+    }
+
+    fn shl(&mut self, bits: u32) {
+        if self.0.is_empty() {
+            return;
+        }
+        let (limbs, rest) = ((bits / 32) as usize, bits % 32);
+        if rest > 0 {
+            let mut carry = 0u32;
+            for limb in &mut self.0 {
+                let wide = (u64::from(*limb) << rest) | u64::from(carry);
+                *limb = wide as u32;
+                carry = (wide >> 32) as u32;
+            }
+            if carry > 0 {
+                self.0.push(carry);
+            }
+        }
+        self.0.splice(0..0, std::iter::repeat_n(0, limbs));
+    }
+}
+
+impl Ord for Big {
+    fn cmp(&self, other: &Big) -> Ordering {
+        // Both are trimmed: no high zero limbs (shifts and products never leave one).
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+    }
+}
+
+impl PartialOrd for Big {
+    fn partial_cmp(&self, other: &Big) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -384,9 +542,50 @@ mod tests {
             cmp_num(Num::Dec(dec("2.5")), Num::Double(2.5)),
             Ordering::Equal
         );
-        // 0.1 as a double is 0.1000000000000000055511151231257827 at 34 digits.
         assert_eq!(
             cmp_num(Num::Dec(dec("0.1")), Num::Double(0.1)),
+            Ordering::Less
+        );
+        // The double 0.1 is 0.1000000000000000055511151231257827021181583404541015625: its
+        // 34-digit rounding is below it (issue 12 item 2; compare_numbers.h
+        // compareDecimalToDouble rounds the decimal toward negative and flags it inexact).
+        let rounded = dec("0.1000000000000000055511151231257827");
+        assert_eq!(cmp_num(Num::Dec(rounded), Num::Double(0.1)), Ordering::Less);
+        let above = dec("0.1000000000000000055511151231257828");
+        assert_eq!(
+            cmp_num(Num::Dec(above), Num::Double(0.1)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            cmp_num(Num::Double(0.1), Num::Dec(rounded)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("-0")), Num::Double(0.0)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("1E+400")), Num::Double(f64::MAX)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("1E+400")), Num::Double(f64::INFINITY)),
+            Ordering::Less
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("1E-400")), Num::Double(5e-324)),
+            Ordering::Less
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("-Infinity")), Num::Double(f64::NEG_INFINITY)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("NaN")), Num::Double(f64::NAN)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            cmp_num(Num::Dec(dec("NaN")), Num::Double(f64::NEG_INFINITY)),
             Ordering::Less
         );
         assert_eq!(
@@ -397,6 +596,103 @@ mod tests {
             cmp_num(Num::Double(f64::NAN), Num::Int(i64::MIN)),
             Ordering::Less
         );
+    }
+
+    /// The exact value of a double and of a decimal, as rationals (an independent reference).
+    fn rational_f64(d: f64) -> num_rational::BigRational {
+        num_rational::BigRational::from_float(d).expect("finite")
+    }
+
+    fn rational_dec(neg: bool, coeff: u128, exp: i32) -> num_rational::BigRational {
+        use num_bigint::BigInt;
+        let c = BigInt::from(coeff) * if neg { -1 } else { 1 };
+        let p = BigInt::from(10u8).pow(exp.unsigned_abs());
+        if exp >= 0 {
+            num_rational::BigRational::from_integer(c * p)
+        } else {
+            num_rational::BigRational::new(c, p)
+        }
+    }
+
+    fn check_against_reference(
+        neg: bool,
+        coeff: u128,
+        exp: i32,
+        d: f64,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let want = rational_dec(neg, coeff, exp).cmp(&rational_f64(d));
+        let got = cmp_dec_f64(Dec::Finite { neg, coeff, exp }, d);
+        proptest::prop_assert_eq!(
+            got,
+            want,
+            "{}{}e{} vs {:e}",
+            if neg { "-" } else { "" },
+            coeff,
+            exp,
+            d
+        );
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimal_against_double_agrees_with_exact_rationals(
+            bits in proptest::prelude::any::<u64>(),
+            coeff in 0u128..=MAX_COEFF,
+            exp in -420i32..=330,
+            neg in proptest::prelude::any::<bool>(),
+        ) {
+            let d = f64::from_bits(bits);
+            proptest::prop_assume!(d.is_finite());
+            check_against_reference(neg, coeff, exp, d)?;
+        }
+
+        #[test]
+        fn near_ties_agree_with_exact_rationals(
+            bits in proptest::prelude::any::<u64>(),
+            digits in 1usize..=34,
+            nudge in -2i128..=2,
+        ) {
+            // The double's own decimal rounding at 1 to 34 digits, nudged by up to two units in
+            // the last digit: the pairs where rounding the double first gets the order wrong.
+            let d = f64::from_bits(bits);
+            proptest::prop_assume!(d.is_finite() && d != 0.0);
+            let Dec::Finite { neg, coeff, exp } = Dec::from_f64(d, digits) else {
+                unreachable!("finite doubles round to finite decimals")
+            };
+            let coeff = u128::try_from(coeff as i128 + nudge).unwrap_or(0).min(MAX_COEFF);
+            check_against_reference(neg, coeff, exp, d)?;
+            // And doubles next to the value, both ways.
+            check_against_reference(neg, coeff, exp, f64::from_bits(bits.wrapping_add(1)))?;
+        }
+    }
+
+    #[test]
+    fn exact_decimals_of_doubles_are_equal() {
+        for d in [
+            0.5,
+            2.5,
+            1e22,
+            5e-324,
+            f64::MAX,
+            -0.375,
+            9_007_199_254_740_993.0,
+        ] {
+            let exact = rational_f64(d);
+            // A double with at most 34 significant digits is exactly a decimal128.
+            let Dec::Finite { neg, coeff, exp } = Dec::from_f64(d, 34) else {
+                unreachable!()
+            };
+            if rational_dec(neg, coeff, exp) == exact {
+                assert_eq!(
+                    cmp_dec_f64(Dec::Finite { neg, coeff, exp }, d),
+                    Ordering::Equal,
+                    "{d:e}"
+                );
+            }
+        }
+        assert_eq!(cmp_dec_f64(dec("0.5"), 0.5), Ordering::Equal);
+        assert_eq!(cmp_dec_f64(dec("1E+22"), 1e22), Ordering::Equal);
     }
 
     #[test]

@@ -1,13 +1,21 @@
 //! `pattern` and `patternProperties`: PCRE2, compiled as the server compiles `$jsonSchema` patterns.
 //!
-//! Since 6.1 the server matches with PCRE2; a `$jsonSchema` `pattern` takes no flags, so it is
-//! compiled with `PCRE2_UTF` only (`pcre_util::flagsToOptions("")`): case-sensitive, unanchored,
+//! Since 6.1 the server matches with PCRE2, the 10.42 release it vendors, which
+//! [`mongo_schema_pcre2`] builds from source and runs as the server does (interpreter only, match
+//! limit 200,000, depth limit 4,000: see that crate). A `$jsonSchema` `pattern` takes no flags,
+//! so it is compiled with `PCRE2_UTF` only (`pcre_util::flagsToOptions("")`): case-sensitive, unanchored,
 //! `.` does not match `\n`, `$` also matches before a final newline, `\d`/`\w`/`\s` and POSIX
 //! classes are ASCII-only (no `PCRE2_UCP`), inline flags such as `(?i)` work, as do lookaround,
 //! backreferences, possessive quantifiers, atomic groups and `\p{..}` Unicode properties.
 //! Every pattern PCRE2 accepts is supported; one it rejects is a parse error with its path.
-//! A subject that is not valid UTF-8 never matches (PCRE2 reports an error; the server treats it
-//! as no match). The JIT is used when the platform has it.
+//! `patternProperties` names are compiled with no options at all, not even `PCRE2_UTF`
+//! (`InternalSchemaAllowedPropertiesMatchExpression::Pattern` builds `pcre::Regex(pattern)`):
+//! there `.` is one byte, a code point above 255 is refused, and a refused name is BadValue
+//! "Invalid regular expression", not 51091.
+//! A subject that is not valid UTF-8 never matches, and neither does one on which PCRE2 hits a
+//! limit: PCRE2 reports an error, and the server's `RegexMatchExpression` reads any error as no
+//! match. There is no JIT: the server's build does not enable it, and the JIT fails where the
+//! interpreter does not (a JIT stack overflow on `^(\w|-)+$` from about 1,000 characters).
 //!
 //! Speed: the common validator shape, an anchored sequence of character classes with counted
 //! quantifiers (`^[A-Z]{3}-[0-9]{4}$`, `^[^@\s]+@[^@\s]+$`), is also compiled to a tiny matcher
@@ -18,7 +26,7 @@
 /// A compiled pattern: PCRE2, plus the simple matcher when the pattern allows it.
 #[derive(Debug)]
 pub(crate) struct Pattern {
-    pcre: pcre2::bytes::Regex,
+    pcre: mongo_schema_pcre2::Regex,
     simple: Option<Simple>,
 }
 
@@ -251,20 +259,29 @@ impl Simple {
     }
 }
 
-/// Compiles a pattern with the server's options, or PCRE2's message.
+/// Compiles a `pattern` keyword with the server's options (`PCRE2_UTF`), or PCRE2's message.
 pub(crate) fn compile(pattern: &str) -> Result<Pattern, String> {
-    let pcre = pcre2::bytes::RegexBuilder::new()
-        .utf(true)
-        .jit_if_available(true)
-        .build(pattern)
-        .map_err(|e| e.to_string())?;
+    compile_in(pattern, mongo_schema_pcre2::Mode::Utf)
+}
+
+/// Compiles a `patternProperties` name as the server does, with no options (not even UTF:
+/// `InternalSchemaAllowedPropertiesMatchExpression::Pattern` calls `pcre::Regex(pattern)`),
+/// or PCRE2's message.
+pub(crate) fn compile_name(pattern: &str) -> Result<Pattern, String> {
+    compile_in(pattern, mongo_schema_pcre2::Mode::Bytes)
+}
+
+fn compile_in(pattern: &str, mode: mongo_schema_pcre2::Mode) -> Result<Pattern, String> {
+    let pcre = mongo_schema_pcre2::Regex::compile(pattern, mode).map_err(|e| e.to_string())?;
+    // The simple matcher decides only ASCII subjects, where both modes agree.
     Ok(Pattern {
         pcre,
         simple: simple(pattern),
     })
 }
 
-/// Whether the pattern matches anywhere in `subject`; errors (invalid UTF-8) are no match.
+/// Whether the pattern matches anywhere in `subject`; errors (invalid UTF-8, a limit hit) are
+/// no match, as on the server.
 #[inline]
 pub(crate) fn is_match(pattern: &Pattern, subject: &[u8]) -> bool {
     if let Some(s) = &pattern.simple
@@ -364,10 +381,7 @@ mod tests {
         for pat in patterns {
             let fast = simple(pat).unwrap_or_else(|| panic!("{pat} should be simple"));
             let both = compile(pat).unwrap();
-            let pcre = pcre2::bytes::RegexBuilder::new()
-                .utf(true)
-                .build(pat)
-                .unwrap();
+            let pcre = mongo_schema_pcre2::Regex::new(pat).unwrap();
             // PCRE2 reports an error on invalid UTF-8, which the server treats as no match.
             let truth = |s: &[u8]| pcre.is_match(s).unwrap_or(false);
             for _ in 0..4000 {

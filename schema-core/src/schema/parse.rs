@@ -20,6 +20,8 @@ pub const FAILED_TO_PARSE: i32 = 9;
 pub const TYPE_MISMATCH: i32 = 14;
 /// The server's `BadValue` error code.
 pub const BAD_VALUE: i32 = 2;
+/// The server's code for a field path holding a NUL byte (`FieldRef`, recent servers).
+pub const FIELD_PATH_NUL: i32 = 9_867_600;
 /// The server's code for "Regular expression is invalid".
 pub const INVALID_REGEX: i32 = 51091;
 
@@ -144,18 +146,6 @@ const KNOWN: [&str; 31] = [
     "uniqueItems",
 ];
 
-/// Top-level query operators that make a validator document a query rather than a bare schema.
-const QUERY_OPERATORS: [&str; 8] = [
-    "$and",
-    "$or",
-    "$nor",
-    "$expr",
-    "$where",
-    "$text",
-    "$comment",
-    "$alwaysFalse",
-];
-
 /// A validator document split into the part evaluated locally and the rest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedValidator {
@@ -167,13 +157,12 @@ pub struct ParsedValidator {
 }
 
 impl ParsedValidator {
-    /// Parses a validator: `{"$jsonSchema": {...}, ...other query operators}` or a bare schema.
+    /// Parses a collection's `validator` option as the server reads it: a query document.
     ///
-    /// A document with `$jsonSchema` is a query validator: the schema is parsed and every other
-    /// top-level entry lands in [`ParsedValidator::not_evaluated`]. A document without it is a
-    /// query with no schema when a key is a top-level query operator (`$and`, `$or`, `$nor`,
-    /// `$expr`, ...) or a field name that is not a schema keyword (`{status: "open"}`); anything
-    /// else is a bare schema, parsed (and rejected) as the server parses `$jsonSchema`.
+    /// Its `$jsonSchema` entry, if any, is parsed as the server parses `$jsonSchema`; every
+    /// other top-level entry lands in [`ParsedValidator::not_evaluated`]. A document without
+    /// `$jsonSchema` is a query and nothing else (`{bsonType: "object"}` there is an equality
+    /// on a field named `bsonType`, as the server reads it), so it is not evaluated at all.
     ///
     /// ```
     /// use mongo_schema::schema::parse::ParsedValidator;
@@ -187,38 +176,54 @@ impl ParsedValidator {
     /// ```
     ///
     /// # Errors
-    /// The first [`ParseError`] of the schema, as the server would report it.
+    /// The first [`ParseError`] of the `$jsonSchema`, as the server would report it.
     pub fn from_document(validator: &Document) -> Result<ParsedValidator, ParseError> {
-        if let Some(value) = validator.get("$jsonSchema") {
-            let Bson::Document(schema) = value else {
-                return Err(invalid(
-                    "$jsonSchema",
-                    TYPE_MISMATCH,
-                    "$jsonSchema must be an object".to_string(),
-                ));
-            };
-            let mut rest = validator.clone();
-            rest.remove("$jsonSchema");
-            return Ok(ParsedValidator {
-                schema: Some(JsonSchema::from_document(schema)?),
-                not_evaluated: rest,
-            });
-        }
-        let is_query = validator.keys().any(|k| {
-            if k.starts_with('$') {
-                QUERY_OPERATORS.contains(&k.as_str())
-            } else {
-                !KNOWN.contains(&k.as_str()) && !UNSUPPORTED.contains(&k.as_str())
-            }
-        });
-        if is_query {
+        let Some(value) = validator.get("$jsonSchema") else {
             return Ok(ParsedValidator {
                 schema: None,
                 not_evaluated: validator.clone(),
             });
+        };
+        let Bson::Document(schema) = value else {
+            return Err(invalid(
+                "$jsonSchema",
+                TYPE_MISMATCH,
+                "$jsonSchema must be an object".to_string(),
+            ));
+        };
+        let mut rest = validator.clone();
+        rest.remove("$jsonSchema");
+        Ok(ParsedValidator {
+            schema: Some(JsonSchema::from_document(schema)?),
+            not_evaluated: rest,
+        })
+    }
+
+    /// Parses a schema as a file holds one: a bare `$jsonSchema`, or `{"$jsonSchema": {...}}`
+    /// with any query operators beside it given explicitly (read as
+    /// [`ParsedValidator::from_document`] does).
+    ///
+    /// A document without `$jsonSchema` is a schema, so every key must be a schema keyword: a
+    /// misspelt one (`propertes`) or a query operator (`$or`) is the server's "Unknown
+    /// $jsonSchema keyword", never a validator that accepts everything.
+    ///
+    /// ```
+    /// use mongo_schema::schema::parse::ParsedValidator;
+    /// let err = ParsedValidator::from_schema(&bson::doc! {
+    ///     "bsonType": "object", "required": ["a"], "propertes": { "a": {} },
+    /// })
+    /// .unwrap_err();
+    /// assert_eq!(err.to_string(), "propertes: Unknown $jsonSchema keyword: propertes");
+    /// ```
+    ///
+    /// # Errors
+    /// The first [`ParseError`] of the schema, as the server would report it.
+    pub fn from_schema(document: &Document) -> Result<ParsedValidator, ParseError> {
+        if document.contains_key("$jsonSchema") {
+            return ParsedValidator::from_document(document);
         }
         Ok(ParsedValidator {
-            schema: Some(JsonSchema::from_document(validator)?),
+            schema: Some(JsonSchema::from_document(document)?),
             not_evaluated: Document::new(),
         })
     }
@@ -550,6 +555,24 @@ pub(crate) fn check_pattern(pattern: &str, path: &str) -> Result<(), ParseError>
         })
 }
 
+/// Compiles a `patternProperties` name as the server does (PCRE2, no options) to reject bad
+/// ones: `InternalSchemaAllowedPropertiesMatchExpression`'s constructor fails with BadValue
+/// "Invalid regular expression: ..." (not the 51091 of `pattern`).
+pub(crate) fn check_name_pattern(pattern: &str, path: &str) -> Result<(), ParseError> {
+    crate::eval::pattern::compile_name(pattern)
+        .map(|_| ())
+        .map_err(|reason| invalid_name_pattern(path, &reason))
+}
+
+/// The server's error for a `patternProperties` name PCRE2 refuses.
+pub(crate) fn invalid_name_pattern(path: &str, reason: &str) -> ParseError {
+    invalid(
+        path,
+        BAD_VALUE,
+        format!("Invalid regular expression: {reason}"),
+    )
+}
+
 fn sub_schema(
     value: &Bson,
     path: &str,
@@ -770,6 +793,20 @@ fn parse_node(
                 "$jsonSchema keyword 'multipleOf' must have a positive value".to_string(),
             ));
         }
+        // Below the root the server builds InternalSchemaFmodMatchExpression, whose
+        // constructor refuses these divisors (expression_internal_schema_fmod.cpp: BadValue
+        // "divisor cannot be NaN" / "divisor cannot be infinite"); at the root parseMultipleOf
+        // returns AlwaysTrue before building it, so the root keeps them.
+        if !root {
+            let refused = match d {
+                Dec::NaN => Some("divisor cannot be NaN"),
+                Dec::Inf(_) => Some("divisor cannot be infinite"),
+                Dec::Finite { .. } => None,
+            };
+            if let Some(reason) = refused {
+                return Err(invalid(&at("multipleOf"), BAD_VALUE, reason.to_string()));
+            }
+        }
         s.multiple_of = Some(n);
     }
     for (bound, exclusive) in [
@@ -965,6 +1002,17 @@ fn parse_node(
                 "$jsonSchema keyword 'required' array cannot contain duplicate values".to_string(),
             ));
         }
+        // translateRequired turns each name into an ExistsMatchExpression on that path, whose
+        // FieldRef refuses an embedded NUL byte on recent servers (uassert 9867600; the
+        // server's field_ref_test.cpp ConstructorRejectsEmbeddedNullChars).
+        if names.iter().any(|n| n.contains('\0')) {
+            return Err(invalid(
+                &rpath,
+                FIELD_PATH_NUL,
+                "$jsonSchema keyword 'required' names a field path with an embedded null byte"
+                    .to_string(),
+            ));
+        }
         s.required = Some(names);
     }
     if let Some(v) = doc.get("properties") {
@@ -1011,7 +1059,7 @@ fn parse_node(
                     ),
                 )
             })?;
-            check_pattern(pattern, &sub_path)?;
+            check_name_pattern(pattern, &sub_path)?;
             out.insert(pattern.clone(), sub);
         }
         s.pattern_properties = out;
@@ -1087,6 +1135,17 @@ fn parse_node(
                                 FAILED_TO_PARSE,
                                 format!(
                                     "array '{name}' in $jsonSchema keyword 'dependencies' contains duplicate element: {n}"
+                                ),
+                            ));
+                        }
+                        // makeDependencyExistsClause: an ExistsMatchExpression on the name as
+                        // a path, whose FieldRef refuses a NUL byte (9867600), as in `required`.
+                        if n.contains('\0') {
+                            return Err(invalid(
+                                &sub_path,
+                                FIELD_PATH_NUL,
+                                format!(
+                                    "array '{name}' in $jsonSchema keyword 'dependencies' names a field path with an embedded null byte"
                                 ),
                             ));
                         }

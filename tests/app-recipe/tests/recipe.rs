@@ -16,7 +16,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn the_recipe_binary_sees_the_library_collections() {
-    let output = run(env!("CARGO_BIN_EXE_mongo-schema"), &["generate"]);
+    let output = run(env!("CARGO_BIN_EXE_app-mongo-schema"), &["generate"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     let manifest: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("generate prints JSON");
@@ -31,7 +31,7 @@ fn the_recipe_binary_sees_the_library_collections() {
 
 #[test]
 fn the_recipe_binary_lints_the_library_collections() {
-    let output = run(env!("CARGO_BIN_EXE_mongo-schema"), &["lint"]);
+    let output = run(env!("CARGO_BIN_EXE_app-mongo-schema"), &["lint"]);
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -71,7 +71,7 @@ fn a_binary_that_links_nothing_exits_2_with_the_fix() {
 #[test]
 fn the_recipe_binary_writes_the_mongosh_script() {
     let output = run(
-        env!("CARGO_BIN_EXE_mongo-schema"),
+        env!("CARGO_BIN_EXE_app-mongo-schema"),
         &["generate", "--format", "mongosh"],
     );
     let script = text(&output.stdout);

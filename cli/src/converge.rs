@@ -38,6 +38,20 @@ impl Applied {
     }
 }
 
+/// Checks each declaration as the server's `create` would (its `$jsonSchema` through the
+/// server-faithful parser among them), so that `check`, `plan` and `apply` refuse with exit 2 a
+/// declaration no server can hold instead of reporting drift against it.
+///
+/// # Errors
+/// The first declaration the server would refuse, naming the collection and the keyword.
+pub fn check_declared(declared: &[CollectionSpec]) -> anyhow::Result<()> {
+    for spec in declared {
+        spec.check()
+            .context("the declaration cannot be created on any server; fix it first")?;
+    }
+    Ok(())
+}
+
 /// Reads the live collections the declarations name and diffs them.
 ///
 /// # Errors

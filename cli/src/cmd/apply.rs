@@ -22,6 +22,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
+    converge::check_declared(&declared)?;
     let colour = console.colour;
     block_on(args.connect.timeout, async {
         let deployment = deployment::connect(&args.connect).await?;

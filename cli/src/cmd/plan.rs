@@ -20,6 +20,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
+    converge::check_declared(&declared)?;
     let options = PlanOptions {
         prune: args.prune,
         hide_before_drop: args.hide,

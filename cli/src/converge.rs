@@ -23,18 +23,22 @@ use crate::{catalog, deployment};
 /// How a run of a plan ended.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Applied {
-    /// Steps the server accepted, in order.
+    /// Steps the server accepted and whose effect was read back, in order.
     pub done: Vec<Step>,
-    /// The step the server refused, with its error in one sentence.
-    pub failed: Option<(Step, String)>,
-    /// Steps not attempted.
+    /// Steps that failed, each with why in one sentence: the server refused it (with its code),
+    /// or acknowledged it without storing what it asked for (read back after the step).
+    pub failed: Vec<(Step, String)>,
+    /// Steps not run because a step they need ([`Step::depends_on`]) failed, with which.
+    pub blocked: Vec<(Step, String)>,
+    /// Steps not attempted because the deployment went away (connection lost, shutdown, no
+    /// longer primary): nothing more can be done in this run.
     pub remaining: Vec<Step>,
 }
 
 impl Applied {
-    /// Whether every step ran.
+    /// Whether every step ran and stuck.
     pub fn is_complete(&self) -> bool {
-        self.failed.is_none() && self.remaining.is_empty()
+        self.failed.is_empty() && self.blocked.is_empty() && self.remaining.is_empty()
     }
 }
 
@@ -50,6 +54,112 @@ pub fn check_declared(declared: &[CollectionSpec]) -> anyhow::Result<()> {
             .context("the declaration cannot be created on any server; fix it first")?;
     }
     Ok(())
+}
+
+/// The closing lines of `plan` and `apply`: which declared collections are in sync, what the
+/// plan keeps (collections and indexes nothing declares, and that `--prune` would drop the
+/// indexes), what else it leaves unfixed, and a last line that agrees with the exit code:
+/// "nothing to do, in sync" only when no drift remains.
+pub fn summary(
+    declared: &[CollectionSpec],
+    changes: &[Change],
+    plan: &Plan,
+    prune: bool,
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut in_sync: Vec<&str> = declared
+        .iter()
+        .map(|d| d.name.as_str())
+        .filter(|name| {
+            !changes
+                .iter()
+                .any(|c| c.collection == *name && c.is_drift())
+        })
+        .collect();
+    in_sync.sort_unstable();
+    in_sync.dedup();
+    if !in_sync.is_empty() {
+        let _ = writeln!(out, "in sync: {}", in_sync.join(", "));
+    }
+    let extra_collections: Vec<&str> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::ExtraCollection)
+        .map(|c| c.collection.as_str())
+        .collect();
+    if !extra_collections.is_empty() {
+        let _ = writeln!(
+            out,
+            "kept: collection{} not declared: {} (mongo-schema never drops a collection)",
+            if extra_collections.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            extra_collections.join(", ")
+        );
+    }
+    let extra_indexes: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::ExtraIndex)
+        .filter_map(|c| match &c.aspect {
+            diff::Aspect::Index(name) => Some(format!("{}.{name}", c.collection)),
+            _ => None,
+        })
+        .collect();
+    if !prune && !extra_indexes.is_empty() {
+        let _ = writeln!(
+            out,
+            "kept: index{} not declared: {} (--prune would drop {})",
+            if extra_indexes.len() == 1 { "" } else { "es" },
+            extra_indexes.join(", "),
+            if extra_indexes.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        );
+    }
+    let unfixed = plan
+        .skipped
+        .iter()
+        .filter(|s| s.kind.is_drift())
+        .filter(|s| !matches!(s.kind, ChangeKind::ExtraCollection))
+        .filter(|s| prune || s.kind != ChangeKind::ExtraIndex)
+        .count();
+    let drift = diff::has_drift(changes);
+    let steps = plan.steps.len();
+    let last = match (steps, drift) {
+        (0, false) => "plan: nothing to do, in sync".to_owned(),
+        (0, true) => format!(
+            "plan: nothing to run, but drift remains{}",
+            if unfixed > 0 {
+                format!(
+                    " ({unfixed} change{} no plan makes; see skipped)",
+                    if unfixed == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            }
+        ),
+        (n, _) => format!("plan: {n} step{}", if n == 1 { "" } else { "s" }),
+    };
+    out.push_str(&last);
+    out.push('\n');
+    out
+}
+
+/// Whether drift stays after every step of `plan` ran: a change the plan skips that is drift.
+/// An unowned index left hidden under `--prune --hide` is the state asked for, not drift left.
+pub fn drift_remains(changes: &[Change], plan: &Plan, options: &PlanOptions) -> bool {
+    let asked = |s: &diff::Skipped| {
+        options.prune && options.hide_before_drop && s.kind == ChangeKind::ExtraIndex
+    };
+    plan.skipped.iter().filter(|s| !asked(s)).any(|s| {
+        changes
+            .iter()
+            .any(|c| c.collection == s.collection && c.aspect == s.aspect && c.is_drift())
+    })
 }
 
 /// Reads the live collections the declarations name and diffs them.
@@ -88,7 +198,9 @@ pub fn plan_changes(changes: &[Change], options: &PlanOptions) -> Plan {
     diff::plan(changes, options)
 }
 
-/// Runs the steps in order and stops at the first the server refuses.
+/// Runs the steps in order. A step the server refuses, or acknowledges without storing, is
+/// reported failed and holds back only the steps that need it ([`Step::depends_on`]); the
+/// independent steps after it still run. The run stops when the deployment goes away.
 pub async fn apply(db: &Database, plan: &Plan) -> Applied {
     apply_reporting(db, plan, |_| {}).await
 }
@@ -99,24 +211,212 @@ pub async fn apply_reporting(
     plan: &Plan,
     mut on_done: impl FnMut(&Step),
 ) -> Applied {
-    let mut applied = Applied {
-        remaining: plan.steps.clone(),
-        ..Applied::default()
-    };
-    while !applied.remaining.is_empty() {
-        let step = applied.remaining.remove(0);
-        match db.run_command(step.command.clone()).await {
-            Ok(_) => {
-                on_done(&step);
-                applied.done.push(step);
-            }
-            Err(e) => {
-                applied.failed = Some((step, deployment::explain(&e)));
+    let mut applied = Applied::default();
+    // Positions of the steps that did not happen: a step needing one of them is blocked.
+    let mut not_done: Vec<usize> = Vec::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        if let Some(&needed) = step.depends_on.iter().find(|d| not_done.contains(d)) {
+            not_done.push(i);
+            let reason = format!(
+                "not run: it needs step {} ({}: {}), which did not happen",
+                needed + 1,
+                plan.steps[needed].collection,
+                plan.steps[needed].summary
+            );
+            applied.blocked.push((step.clone(), reason));
+            continue;
+        }
+        let outcome = match db.run_command(step.command.clone()).await {
+            Ok(_) => read_back(db, step).await,
+            Err(e) if deployment_lost(&e) => {
+                applied.failed.push((step.clone(), deployment::explain(&e)));
+                applied.remaining = plan.steps[i + 1..].to_vec();
                 break;
+            }
+            Err(e) => Err(deployment::explain(&e)),
+        };
+        match outcome {
+            Ok(()) => {
+                on_done(step);
+                applied.done.push(step.clone());
+            }
+            Err(reason) => {
+                not_done.push(i);
+                applied.failed.push((step.clone(), reason));
             }
         }
     }
     applied
+}
+
+/// Whether an error means this run cannot go on: the connection or the server is gone, or the
+/// node stopped being primary (the manual's "Retryable Writes" list of network and
+/// not-primary/shutdown errors: 11600 InterruptedAtShutdown, 11602 InterruptedDueToReplStateChange,
+/// 10107 NotWritablePrimary, 13435 NotPrimaryNoSecondaryOk, 13436 NotPrimaryOrSecondary,
+/// 189 PrimarySteppedDown, 91 ShutdownInProgress). Any other reply is the server refusing
+/// this one step.
+fn deployment_lost(error: &mongodb::error::Error) -> bool {
+    use mongodb::error::ErrorKind;
+    match error.kind.as_ref() {
+        ErrorKind::Command(command) => matches!(
+            command.code,
+            11600 | 11602 | 10107 | 13435 | 13436 | 189 | 91
+        ),
+        ErrorKind::Write(_) | ErrorKind::InsertMany(_) | ErrorKind::BulkWrite(_) => false,
+        ErrorKind::Authentication { .. } | ErrorKind::InvalidArgument { .. } => false,
+        _ => true,
+    }
+}
+
+/// Reads back what a step changed and says what the server acknowledged without storing it
+/// (a hidden flag that does not persist, a `create` option it dropped, an index it did not
+/// build), so that a step that did nothing is reported failed rather than done.
+async fn read_back(db: &Database, step: &Step) -> Result<(), String> {
+    let command = &step.command;
+    let Some((verb, _)) = command.iter().next() else {
+        return Ok(());
+    };
+    let collection = step.collection.as_str();
+    let unread = |e: anyhow::Error| format!("acknowledged, but reading it back failed: {e:#}");
+    let not_stored =
+        |what: String| format!("the server acknowledged it but did not store it: {what}");
+    match verb.as_str() {
+        "create" => {
+            let Some(entry) = collection_entry(db, collection).await.map_err(unread)? else {
+                return Err(not_stored(format!("{collection} is not listed")));
+            };
+            let options = entry.get_document("options").cloned().unwrap_or_default();
+            let dropped: Vec<&str> = command
+                .keys()
+                .skip(1)
+                .map(String::as_str)
+                .filter(|k| !options.contains_key(*k))
+                .collect();
+            if !dropped.is_empty() {
+                return Err(not_stored(format!(
+                    "{collection} is listed without option {}",
+                    dropped.join(", ")
+                )));
+            }
+            Ok(())
+        }
+        "createIndexes" => {
+            let listed = listed_indexes(db, collection).await.map_err(unread)?;
+            let missing: Vec<&str> = command
+                .get_array("indexes")
+                .into_iter()
+                .flatten()
+                .filter_map(|i| i.as_document()?.get_str("name").ok())
+                .filter(|name| !listed.iter().any(|l| index_name(l) == Some(*name)))
+                .collect();
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(not_stored(format!(
+                    "index {} is not listed",
+                    missing.join(", ")
+                )))
+            }
+        }
+        "dropIndexes" => {
+            let name = command.get_str("index").unwrap_or_default();
+            let listed = listed_indexes(db, collection).await.map_err(unread)?;
+            if listed.iter().any(|l| index_name(l) == Some(name)) {
+                Err(not_stored(format!("index {name} is still listed")))
+            } else {
+                Ok(())
+            }
+        }
+        "collMod" => read_back_coll_mod(db, collection, command)
+            .await
+            .map_err(unread)?
+            .map_or(Ok(()), |what| Err(not_stored(what))),
+        _ => Ok(()),
+    }
+}
+
+/// What a `collMod` asked for and the server does not list, if anything.
+async fn read_back_coll_mod(
+    db: &Database,
+    collection: &str,
+    command: &bson::Document,
+) -> anyhow::Result<Option<String>> {
+    if let Ok(index) = command.get_document("index") {
+        let name = index.get_str("name").unwrap_or_default();
+        let listed = listed_indexes(db, collection).await?;
+        let Some(live) = listed.iter().find(|l| index_name(l) == Some(name)) else {
+            return Ok(Some(format!("index {name} is not listed")));
+        };
+        for (field, wanted) in index.iter().filter(|(k, _)| *k != "name") {
+            // `hidden`, `unique` and `prepareUnique` absent are false.
+            let stored = live
+                .get(field)
+                .cloned()
+                .or_else(|| matches!(wanted, Bson::Boolean(_)).then_some(Bson::Boolean(false)));
+            let same = stored
+                .as_ref()
+                .is_some_and(|s| mongo_schema::normalize::values_equal(s, wanted));
+            if !same {
+                let shown = stored.map_or_else(|| "absent".to_owned(), |s| s.to_string());
+                return Ok(Some(format!(
+                    "index {name} is listed with {field} {shown}, not {wanted}"
+                )));
+            }
+        }
+        return Ok(None);
+    }
+    let Some(entry) = collection_entry(db, collection).await? else {
+        return Ok(Some(format!("{collection} is not listed")));
+    };
+    let options = entry.get_document("options").cloned().unwrap_or_default();
+    for field in ["validator", "validationLevel", "validationAction"] {
+        let Some(wanted) = command.get(field) else {
+            continue;
+        };
+        let stored = options.get(field);
+        let same = match (field, stored, wanted) {
+            ("validator", Some(Bson::Document(s)), Bson::Document(w)) => {
+                mongo_schema::normalize::validators_equal(s, w)
+            }
+            // An empty validator removes it.
+            ("validator", None, Bson::Document(w)) => w.is_empty(),
+            (_, Some(s), w) => mongo_schema::normalize::values_equal(s, w),
+            // Absent is the default (strict, error).
+            ("validationLevel", None, w) => w.as_str() == Some("strict"),
+            ("validationAction", None, w) => w.as_str() == Some("error"),
+            _ => false,
+        };
+        if !same {
+            return Ok(Some(format!("{collection} is listed with another {field}")));
+        }
+    }
+    Ok(None)
+}
+
+/// The `listCollections` entry of a collection, if listed.
+async fn collection_entry(
+    db: &Database,
+    collection: &str,
+) -> anyhow::Result<Option<bson::Document>> {
+    let live = catalog::read_live(db, Some(&[collection.to_owned()]), 1).await?;
+    Ok(live.collection(collection).cloned())
+}
+
+/// The `listIndexes` entries of a collection, an in-progress build unwrapped to its spec.
+async fn listed_indexes(db: &Database, collection: &str) -> anyhow::Result<Vec<bson::Document>> {
+    let live = catalog::read_live(db, Some(&[collection.to_owned()]), 1).await?;
+    Ok(live
+        .indexes_of(collection)
+        .iter()
+        .map(|entry| match entry.get("spec") {
+            Some(Bson::Document(spec)) if !entry.contains_key("key") => spec.clone(),
+            _ => entry.clone(),
+        })
+        .collect())
+}
+
+fn index_name(entry: &bson::Document) -> Option<&str> {
+    entry.get_str("name").ok()
 }
 
 /// Creates missing collections and indexes and brings options in line, never dropping anything.
@@ -130,7 +430,7 @@ pub async fn ensure_collections(
 ) -> anyhow::Result<Applied> {
     let (_, plan) = plan(db, declared, PlanOptions::default()).await?;
     let applied = apply(db, &plan).await;
-    if let Some((step, error)) = &applied.failed {
+    if let Some((step, error)) = applied.failed.first() {
         anyhow::bail!("{}: {} failed: {error}", step.collection, step.summary);
     }
     Ok(applied)

@@ -47,7 +47,10 @@ pub fn run(
         })?,
     };
     let text = match args.output.format.unwrap_or(PlanFormat::Text) {
-        PlanFormat::Text => render::human::plan(&plan, console.colour),
+        PlanFormat::Text => {
+            render::human::plan(&plan, console.colour)
+                + &converge::summary(&declared, &changes, &plan, args.prune)
+        }
         PlanFormat::Json => render::json::plan(&plan),
         PlanFormat::Mongosh => render::mongosh::plan_script(&plan),
     };

@@ -2,6 +2,10 @@
 //! CI recipe starts a `mongo` service container), and says it was skipped otherwise.
 //!
 //! Each test works in a database of its own, `mongo_schema_live_<pid>_<test>`, dropped at the end.
+//!
+//! What a server lacks is found out at run time, never by its name: a server that refuses a
+//! text index (CannotCreateIndex, 67, as SecantusDB does) gets the example manifest without its
+//! text index, and the test prints `skipped: server lacks text indexes`.
 
 use bson::doc;
 use mongo_schema_cli::{Console, Outcome};
@@ -56,8 +60,58 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Runs a command and returns the server's error code when it refuses it.
+    fn try_command(&self, command: bson::Document) -> Result<bson::Document, i32> {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async {
+            let client = mongodb::Client::with_uri_str(&self.uri).await.unwrap();
+            client
+                .database(&self.name)
+                .run_command(command)
+                .await
+                .map_err(|e| match *e.kind {
+                    mongodb::error::ErrorKind::Command(ref c) => c.code,
+                    _ => panic!("the server did not answer: {e}"),
+                })
+        })
+    }
+
+    /// The example manifest, without its text index when the server refuses text indexes
+    /// (probed on a collection of its own, dropped after).
+    fn manifest(&self) -> String {
+        let probe = self.try_command(doc! {
+            "createIndexes": "capability_probe",
+            "indexes": [{"key": {"body": "text"}, "name": "body_text"}],
+        });
+        self.command(doc! {"drop": "capability_probe"});
+        match probe {
+            Ok(_) => MANIFEST.to_owned(),
+            Err(code) => {
+                println!(
+                    "skipped: server lacks text indexes (createIndexes refused with code {code}): the example's text index is left out"
+                );
+                let text = std::fs::read_to_string(MANIFEST).unwrap();
+                let mut manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+                for collection in manifest["collections"].as_array_mut().unwrap() {
+                    if let Some(indexes) = collection["indexes"].as_array_mut() {
+                        indexes.retain(|i| {
+                            !i["key"].as_object().unwrap().values().any(|v| v == "text")
+                        });
+                    }
+                }
+                let path = std::env::temp_dir().join(format!("{}_manifest.json", self.name));
+                std::fs::write(&path, manifest.to_string()).unwrap();
+                path.to_str().unwrap().to_owned()
+            }
+        }
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
+        let _ =
+            std::fs::remove_file(std::env::temp_dir().join(format!("{}_manifest.json", self.name)));
         self.command(doc! {"dropDatabase": 1});
     }
 }
@@ -66,7 +120,8 @@ impl Drop for Scratch {
 fn apply_then_check_is_in_sync_and_a_changed_ttl_is_drift() {
     let Some(uri) = uri() else { return };
     let db = Scratch::new(&uri, "apply");
-    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+    let manifest = db.manifest();
+    let base = ["--manifest", &manifest, "--uri", &uri, "--db", &db.name];
 
     let (outcome, text) = run(&[&["check"][..], &base].concat());
     assert_eq!(
@@ -99,7 +154,8 @@ fn apply_then_check_is_in_sync_and_a_changed_ttl_is_drift() {
 fn snapshot_then_check_from_the_file_reads_like_the_server() {
     let Some(uri) = uri() else { return };
     let db = Scratch::new(&uri, "snapshot");
-    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+    let manifest = db.manifest();
+    let base = ["--manifest", &manifest, "--uri", &uri, "--db", &db.name];
     let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
     assert_eq!(outcome, Outcome::Clean, "{text}");
     db.command(
@@ -121,7 +177,7 @@ fn snapshot_then_check_from_the_file_reads_like_the_server() {
     let (file_outcome, from_file) = run(&[
         "check",
         "--manifest",
-        MANIFEST,
+        &manifest,
         "--catalog",
         file.to_str().unwrap(),
     ]);
@@ -135,7 +191,8 @@ fn snapshot_then_check_from_the_file_reads_like_the_server() {
 fn check_and_audit_through_a_real_server_exit_as_documented() {
     let Some(uri) = uri() else { return };
     let db = Scratch::new(&uri, "audit");
-    let base = ["--manifest", MANIFEST, "--uri", &uri, "--db", &db.name];
+    let manifest = db.manifest();
+    let base = ["--manifest", &manifest, "--uri", &uri, "--db", &db.name];
     let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
     assert_eq!(outcome, Outcome::Clean, "{text}");
     // Written with validation bypassed, as documents that predate the validator would be.
@@ -147,4 +204,40 @@ fn check_and_audit_through_a_real_server_exit_as_documented() {
     let (outcome, text) = run(&[&["audit"][..], &base].concat());
     assert_eq!(outcome, Outcome::Findings, "{text}");
     assert!(text.contains("orders: 1 of 1 documents rejected"), "{text}");
+}
+
+/// A hidden flag is stored (and `check` then reads in sync), or `apply` reports the step failed
+/// as acknowledged but not stored: never "done" for a step that changed nothing (issue 12 item 11).
+#[test]
+fn a_hidden_index_is_stored_or_reported_as_not_stored() {
+    let Some(uri) = uri() else { return };
+    let db = Scratch::new(&uri, "hidden");
+    db.command(doc! {"create": "events"});
+    db.command(doc! {"createIndexes": "events", "indexes": [{"key": {"at": 1}, "name": "at_1"}]});
+    let manifest = std::env::temp_dir().join(format!("{}_manifest.json", db.name));
+    std::fs::write(
+        &manifest,
+        r#"{"collections": [{"name": "events", "options": {}, "indexes": [{"key": {"at": 1}, "name": "at_1", "hidden": true}]}]}"#,
+    )
+    .unwrap();
+    let manifest = manifest.to_str().unwrap().to_owned();
+    let base = ["--manifest", &manifest, "--uri", &uri, "--db", &db.name];
+    let (outcome, text) = run(&[&["apply", "--yes"][..], &base].concat());
+    if outcome == Outcome::Clean {
+        assert!(text.contains("done events: hide index at_1"), "{text}");
+        let (outcome, text) = run(&[&["check"][..], &base].concat());
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+    } else {
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        assert!(
+            text.contains(
+                "failed events: hide index at_1: the server acknowledged it but did not store it"
+            ),
+            "{text}"
+        );
+        println!(
+            "skipped: server lacks a stored hidden flag (collMod acknowledged, listIndexes unchanged)"
+        );
+    }
+    std::fs::remove_file(&manifest).unwrap();
 }

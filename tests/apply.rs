@@ -179,7 +179,7 @@ fn a_create_option_the_server_drops_is_reported_failed() {
     ]);
     assert_eq!(outcome, Outcome::Failed, "{text}");
     assert!(
-        text.contains("failed orders: create collection orders: the server acknowledged it but did not store it: orders is listed without option validationAction"),
+        text.contains("failed orders: create collection orders: the server acknowledged it but did not store it: validationAction is listed as error, not warn"),
         "{text}"
     );
     std::fs::remove_file(file).unwrap();

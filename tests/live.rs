@@ -241,3 +241,117 @@ fn a_hidden_index_is_stored_or_reported_as_not_stored() {
     }
     std::fs::remove_file(&manifest).unwrap();
 }
+
+/// Runs the command with these declarations linked, as an application's binary would.
+fn run_linked(
+    specs: &[mongo_schema::collection::CollectionSpec],
+    args: &[&str],
+) -> (Outcome, String) {
+    let mut console = Console::captured("");
+    let mut argv = vec!["mongo-schema"];
+    argv.extend_from_slice(args);
+    let outcome = mongo_schema_cli::run(argv, Some(specs), &mut console);
+    (
+        outcome,
+        format!("{}{}", console.stdout_text(), console.stderr_text()),
+    )
+}
+
+/// Every option and index kind SERVER-FACTS lists as stored by a server we did not write, applied
+/// and read back: after `apply` (each step read back), `check` finds no drift, so the stored
+/// forms (filled time-series defaults, the listed clustered index, collations expanded with
+/// `version`, TTLs as Int64) read as what was declared.
+#[test]
+fn every_stored_option_and_index_kind_reads_back_in_sync() {
+    use mongo_schema::collection::{
+        Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, TimeseriesOptions,
+        ValidationAction, ValidationLevel, Validator,
+    };
+    use mongo_schema::index::{IndexKind::*, IndexSpec};
+    let Some(uri) = uri() else { return };
+    let db = Scratch::new(&uri, "stored");
+    let specs = vec![
+        CollectionSpec::new("readings")
+            .timeseries(
+                TimeseriesOptions::new("at")
+                    .meta_field("sensor")
+                    .granularity(Granularity::Minutes),
+            )
+            .expire_after_seconds(86_400),
+        CollectionSpec::new("log").capped(Capped::size(1_048_576).max(1_000)),
+        CollectionSpec::new("sessions")
+            .clustered_index(ClusteredIndex::new())
+            .expire_after_seconds(3_600),
+        CollectionSpec::new("people")
+            .validator(Validator::from_document(&doc! {"$jsonSchema": {
+                "bsonType": "object", "required": ["name"],
+                "properties": {"name": {"bsonType": "string"}, "age": {"bsonType": "int", "minimum": 0}},
+            }}))
+            .validation_level(ValidationLevel::Moderate)
+            .validation_action(ValidationAction::Warn)
+            .index(IndexSpec::new([("name", Ascending)]))
+            .index(IndexSpec::new([("email", Ascending)]).unique(true).sparse(true))
+            .index(
+                IndexSpec::new([("age", Descending)])
+                    .partial_filter_expression(doc! {"age": {"$gt": 17}}),
+            )
+            .index(IndexSpec::new([("seen", Ascending)]).expire_after_seconds(600))
+            .index(IndexSpec::new([("home", TwoDSphere)]))
+            .index(IndexSpec::new([("tags.$**", Wildcard)]))
+            .index(
+                IndexSpec::new([("nick", Ascending)])
+                    .name("nick_simple")
+                    .collation(Collation::new("simple")),
+            ),
+    ];
+    let mut specs = specs;
+    let mut steps = 5;
+    // The manual ("Collation: Indexes"): an index created without a collation on a collection
+    // with one inherits it, and listIndexes lists it; a server that lists such an index without
+    // a collation reads, by that rule, as holding a simple-collation index.
+    db.command(doc! {"create": "collation_probe", "collation": {"locale": "fr", "strength": 2}});
+    db.command(
+        doc! {"createIndexes": "collation_probe", "indexes": [{"key": {"a": 1}, "name": "a_1"}]},
+    );
+    let listed = db.command(doc! {"listIndexes": "collation_probe"});
+    db.command(doc! {"drop": "collation_probe"});
+    let inherits = listed
+        .get_document("cursor")
+        .and_then(|c| c.get_array("firstBatch"))
+        .unwrap()
+        .iter()
+        .filter_map(|i| i.as_document())
+        .any(|i| i.get_str("name").ok() == Some("a_1") && i.contains_key("collation"));
+    if inherits {
+        specs.push(
+            CollectionSpec::new("names")
+                .collation(Collation::new("fr").strength(2))
+                .index(IndexSpec::new([("name", Ascending)])),
+        );
+        steps += 2;
+    } else {
+        println!(
+            "skipped: server lacks listing the collection's collation on an index that inherits it"
+        );
+    }
+    let base = ["--uri", &uri, "--db", &db.name];
+    let (outcome, text) = run_linked(&specs, &[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(
+        outcome,
+        Outcome::Clean,
+        "every step stored as declared: {text}"
+    );
+    assert!(
+        text.contains(&format!("apply: {steps} done, 0 failed, 0 remaining")),
+        "{text}"
+    );
+    let (outcome, text) = run_linked(&specs, &[&["check"][..], &base].concat());
+    assert_eq!(
+        outcome,
+        Outcome::Clean,
+        "the stored forms read as declared: {text}"
+    );
+    let (outcome, text) = run_linked(&specs, &[&["apply", "--yes"][..], &base].concat());
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("plan: nothing to do, in sync"), "{text}");
+}

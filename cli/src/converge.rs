@@ -270,7 +270,13 @@ fn deployment_lost(error: &mongodb::error::Error) -> bool {
 
 /// Reads back what a step changed and says what the server acknowledged without storing it
 /// (a hidden flag that does not persist, a `create` option it dropped, an index it did not
-/// build), so that a step that did nothing is reported failed rather than done.
+/// build or built otherwise), so that a step that did nothing is reported failed, not done.
+///
+/// The collection is listed again and normalized; the step's command is then applied to that
+/// listed state in the model ([`diff::apply_command`], the server's rules): when the server
+/// stored the step, applying it once more changes nothing the diff calls drift. An index's
+/// `collMod` is checked field by field against its listed entry instead, as the model's
+/// `unique` conversion needs a `prepareUnique` the server clears.
 async fn read_back(db: &Database, step: &Step) -> Result<(), String> {
     let command = &step.command;
     let Some((verb, _)) = command.iter().next() else {
@@ -280,126 +286,125 @@ async fn read_back(db: &Database, step: &Step) -> Result<(), String> {
     let unread = |e: anyhow::Error| format!("acknowledged, but reading it back failed: {e:#}");
     let not_stored =
         |what: String| format!("the server acknowledged it but did not store it: {what}");
-    match verb.as_str() {
-        "create" => {
-            let Some(entry) = collection_entry(db, collection).await.map_err(unread)? else {
-                return Err(not_stored(format!("{collection} is not listed")));
-            };
-            let options = entry.get_document("options").cloned().unwrap_or_default();
-            let dropped: Vec<&str> = command
-                .keys()
-                .skip(1)
-                .map(String::as_str)
-                .filter(|k| !options.contains_key(*k))
-                .collect();
-            if !dropped.is_empty() {
-                return Err(not_stored(format!(
-                    "{collection} is listed without option {}",
-                    dropped.join(", ")
-                )));
-            }
-            Ok(())
-        }
-        "createIndexes" => {
-            let listed = listed_indexes(db, collection).await.map_err(unread)?;
-            let missing: Vec<&str> = command
-                .get_array("indexes")
-                .into_iter()
-                .flatten()
-                .filter_map(|i| i.as_document()?.get_str("name").ok())
-                .filter(|name| !listed.iter().any(|l| index_name(l) == Some(*name)))
-                .collect();
-            if missing.is_empty() {
-                Ok(())
-            } else {
-                Err(not_stored(format!(
-                    "index {} is not listed",
-                    missing.join(", ")
-                )))
-            }
-        }
-        "dropIndexes" => {
-            let name = command.get_str("index").unwrap_or_default();
-            let listed = listed_indexes(db, collection).await.map_err(unread)?;
-            if listed.iter().any(|l| index_name(l) == Some(name)) {
-                Err(not_stored(format!("index {name} is still listed")))
-            } else {
-                Ok(())
-            }
-        }
-        "collMod" => read_back_coll_mod(db, collection, command)
+    if verb == "collMod" && command.contains_key("index") {
+        return read_back_index_coll_mod(db, collection, command)
             .await
             .map_err(unread)?
-            .map_or(Ok(()), |what| Err(not_stored(what))),
-        _ => Ok(()),
+            .map_or(Ok(()), |what| Err(not_stored(what)));
+    }
+    let live = live_spec(db, collection).await.map_err(unread)?;
+    let Some(live) = live else {
+        return Err(not_stored(format!("{collection} is not listed")));
+    };
+    let (mut wanted, mut listed) = match verb.as_str() {
+        // Against an empty model: `create` on the listed collection would be NamespaceExists.
+        "create" => {
+            let mut model = Vec::new();
+            diff::apply_command(&mut model, command).map_err(|e| format!("{e}"))?;
+            (model.remove(0), live)
+        }
+        "createIndexes" | "dropIndexes" | "collMod" => {
+            let mut model = vec![live.clone()];
+            match diff::apply_command(&mut model, command) {
+                Ok(()) => {}
+                // Dropping what is not listed: it is gone, as asked.
+                Err(e) if verb == "dropIndexes" && e.code == 27 => return Ok(()),
+                Err(e) => {
+                    return Err(not_stored(format!(
+                        "what is listed conflicts with it ({e})"
+                    )));
+                }
+            }
+            (model.remove(0), live)
+        }
+        _ => return Ok(()),
+    };
+    if verb == "create" {
+        // The indexes a collection is created with come in the next step.
+        wanted.indexes.clear();
+        listed.indexes.clear();
+    }
+    let left: Vec<String> = diff::diff(&[wanted], &[listed])
+        .iter()
+        .filter(|c| c.is_drift())
+        .map(not_stored_part)
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(not_stored(left.join("; ")))
     }
 }
 
-/// What a `collMod` asked for and the server does not list, if anything.
-async fn read_back_coll_mod(
+/// One difference between what a step asked for and what is listed after it, in words.
+fn not_stored_part(change: &Change) -> String {
+    let shown = |value: &Option<Bson>| match value {
+        None => "absent".to_owned(),
+        Some(Bson::String(s)) => s.clone(),
+        Some(Bson::Document(_) | Bson::Array(_)) => "another value".to_owned(),
+        Some(other) => other.to_string(),
+    };
+    match change.kind {
+        ChangeKind::MissingIndex | ChangeKind::MissingCollection => {
+            format!("{} is not listed", change.aspect)
+        }
+        ChangeKind::ExtraIndex => format!("{} is still listed", change.aspect),
+        _ if !change.fields.is_empty() && matches!(change.aspect, diff::Aspect::Index(_)) => {
+            format!(
+                "{} is listed with another {}",
+                change.aspect,
+                change.fields.join(", ")
+            )
+        }
+        _ => format!(
+            "{} is listed as {}, not {}",
+            change.aspect,
+            shown(&change.live),
+            shown(&change.declared)
+        ),
+    }
+}
+
+/// What a `collMod` of an index asked for and the server does not list, if anything.
+async fn read_back_index_coll_mod(
     db: &Database,
     collection: &str,
     command: &bson::Document,
 ) -> anyhow::Result<Option<String>> {
-    if let Ok(index) = command.get_document("index") {
-        let name = index.get_str("name").unwrap_or_default();
-        let listed = listed_indexes(db, collection).await?;
-        let Some(live) = listed.iter().find(|l| index_name(l) == Some(name)) else {
-            return Ok(Some(format!("index {name} is not listed")));
-        };
-        for (field, wanted) in index.iter().filter(|(k, _)| *k != "name") {
-            // `hidden`, `unique` and `prepareUnique` absent are false.
-            let stored = live
-                .get(field)
-                .cloned()
-                .or_else(|| matches!(wanted, Bson::Boolean(_)).then_some(Bson::Boolean(false)));
-            let same = stored
-                .as_ref()
-                .is_some_and(|s| mongo_schema::normalize::values_equal(s, wanted));
-            if !same {
-                let shown = stored.map_or_else(|| "absent".to_owned(), |s| s.to_string());
-                return Ok(Some(format!(
-                    "index {name} is listed with {field} {shown}, not {wanted}"
-                )));
-            }
-        }
+    let Ok(index) = command.get_document("index") else {
         return Ok(None);
-    }
-    let Some(entry) = collection_entry(db, collection).await? else {
-        return Ok(Some(format!("{collection} is not listed")));
     };
-    let options = entry.get_document("options").cloned().unwrap_or_default();
-    for field in ["validator", "validationLevel", "validationAction"] {
-        let Some(wanted) = command.get(field) else {
-            continue;
-        };
-        let stored = options.get(field);
-        let same = match (field, stored, wanted) {
-            ("validator", Some(Bson::Document(s)), Bson::Document(w)) => {
-                mongo_schema::normalize::validators_equal(s, w)
-            }
-            // An empty validator removes it.
-            ("validator", None, Bson::Document(w)) => w.is_empty(),
-            (_, Some(s), w) => mongo_schema::normalize::values_equal(s, w),
-            // Absent is the default (strict, error).
-            ("validationLevel", None, w) => w.as_str() == Some("strict"),
-            ("validationAction", None, w) => w.as_str() == Some("error"),
-            _ => false,
-        };
+    let name = index.get_str("name").unwrap_or_default();
+    let listed = listed_indexes(db, collection).await?;
+    let Some(live) = listed.iter().find(|l| index_name(l) == Some(name)) else {
+        return Ok(Some(format!("index {name} is not listed")));
+    };
+    for (field, wanted) in index.iter().filter(|(k, _)| *k != "name") {
+        // `hidden`, `unique` and `prepareUnique` absent are false.
+        let stored = live
+            .get(field)
+            .cloned()
+            .or_else(|| matches!(wanted, Bson::Boolean(_)).then_some(Bson::Boolean(false)));
+        let same = stored
+            .as_ref()
+            .is_some_and(|s| mongo_schema::normalize::values_equal(s, wanted));
         if !same {
-            return Ok(Some(format!("{collection} is listed with another {field}")));
+            let shown = stored.map_or_else(|| "absent".to_owned(), |s| s.to_string());
+            return Ok(Some(format!(
+                "index {name} is listed with {field} {shown}, not {wanted}"
+            )));
         }
     }
     Ok(None)
 }
 
-/// The `listCollections` entry of a collection, if listed.
-async fn collection_entry(
-    db: &Database,
-    collection: &str,
-) -> anyhow::Result<Option<bson::Document>> {
+/// The listed, normalized spec of one collection (`None` when it is not listed).
+async fn live_spec(db: &Database, collection: &str) -> anyhow::Result<Option<CollectionSpec>> {
     let live = catalog::read_live(db, Some(&[collection.to_owned()]), 1).await?;
-    Ok(live.collection(collection).cloned())
+    Ok(live
+        .live_specs()?
+        .into_iter()
+        .find(|spec| spec.name == collection))
 }
 
 /// The `listIndexes` entries of a collection, an in-progress build unwrapped to its spec.

@@ -257,3 +257,27 @@ fn a_refused_step_blocks_only_the_steps_that_need_it() {
     );
     std::fs::remove_file(file).unwrap();
 }
+
+// An index the server still lists as building after createIndexes returned (SERVER-FACTS:
+// "Index builds in progress are listed wrapped as {spec, indexBuildInfo}") was accepted: the
+// read-back counts the step done, and `check` reports the build in progress, not drift.
+#[test]
+fn a_build_still_in_progress_after_create_indexes_is_done() {
+    let file = manifest(
+        "building",
+        bson::bson!([{ "name": "orders", "options": {}, "indexes": [{ "key": { "a": 1 }, "name": "a_1" }] }]),
+    );
+    let server = server(Quirks {
+        index_builds_in_progress: true,
+        ..Quirks::default()
+    });
+    server.execute("shop", doc! { "create": "orders" });
+    let uri = uri(&server);
+    let (outcome, text) = run(&["apply", "--manifest", &file, "--uri", &uri, "--yes"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("done orders: build index a_1"), "{text}");
+    let (outcome, text) = run(&["check", "--manifest", &file, "--uri", &uri]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("index-build-in-progress"), "{text}");
+    std::fs::remove_file(file).unwrap();
+}

@@ -327,3 +327,32 @@ fn github_format_annotates_each_unserved_query_and_the_count() {
         "{text}"
     );
 }
+
+// Issue 12 item 13: an explain the server refuses leaves that query unexplained with the
+// server's words and code; the other queries are still explained.
+#[test]
+fn an_explain_the_server_refuses_skips_that_query_only() {
+    let server = server();
+    server.execute("shop", doc! { "create": "explain_items" });
+    let item = doc! { "_id": ObjectId::from_bytes([2; 12]), "sku": "A-1" };
+    server.seed_documents("shop", "explain_items", [item]);
+    seed_case(&server, "ixscan-with-index");
+    // Collections are explained in name order: explain_items first.
+    server.inject(
+        mongo_schema_test_support::Failure::on("explain").error(2, "explain is not allowed here"),
+    );
+    let uri = uri(&server);
+    let specs = [Item::collection_spec(), Order::collection_spec()];
+    let (outcome, text) = run_with(&specs, &["--uri", &uri, "--db", "shop"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(
+        text.contains(
+            "explain_items.by_sku: skipped: the server refused the explain: explain is not allowed here (BadValue, code 2)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok: explain_orders.by_user_status: IXSCAN quantity_1"),
+        "{text}"
+    );
+}

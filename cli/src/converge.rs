@@ -305,6 +305,10 @@ async fn read_back(db: &Database, step: &Step) -> Result<(), String> {
         }
         "createIndexes" | "dropIndexes" | "collMod" => {
             let mut model = vec![live.clone()];
+            // A build the server lists as in progress was accepted and is under way.
+            for index in &mut model[0].indexes {
+                index.build_in_progress = false;
+            }
             match diff::apply_command(&mut model, command) {
                 Ok(()) => {}
                 // Dropping what is not listed: it is gone, as asked.

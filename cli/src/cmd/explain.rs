@@ -146,10 +146,16 @@ pub fn run(
     })
 }
 
-async fn run_command(db: &Database, command: Document) -> anyhow::Result<Document> {
-    db.run_command(command)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))
+/// A command's reply; `Ok(Err(reason))` when the server refused it (that query is then left
+/// unexplained and the others go on), `Err` when the deployment could not answer at all.
+async fn run_command(db: &Database, command: Document) -> anyhow::Result<Result<Document, String>> {
+    match db.run_command(command).await {
+        Ok(reply) => Ok(Ok(reply)),
+        Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(_)) => {
+            Ok(Err(deployment::explain(&e)))
+        }
+        Err(e) => Err(anyhow::anyhow!("{}", deployment::explain(&e))),
+    }
 }
 
 /// Reads `--sample-values FILE`: one document per collection name.
@@ -186,7 +192,18 @@ async fn explain_one(
     given: Option<&Document>,
     max_time_ms: u32,
 ) -> anyhow::Result<QueryReport> {
-    let reply = run_command(db, access::sample_command(collection, query, max_time_ms)).await?;
+    let skipped = |reason: String| QueryReport {
+        collection: collection.to_owned(),
+        query: query.name.clone(),
+        summary: None,
+        skipped: Some(reason),
+    };
+    let reply = match run_command(db, access::sample_command(collection, query, max_time_ms))
+        .await?
+    {
+        Ok(reply) => reply,
+        Err(refused) => return Ok(skipped(format!("the server refused the sample: {refused}"))),
+    };
     let sample = reply
         .get_document("cursor")
         .ok()
@@ -195,17 +212,18 @@ async fn explain_one(
         .and_then(Bson::as_document)
         .cloned()
         .or_else(|| given.cloned());
-    let skipped = |reason: String| QueryReport {
-        collection: collection.to_owned(),
-        query: query.name.clone(),
-        summary: None,
-        skipped: Some(reason),
-    };
     let Some(sample) = sample else {
         return Ok(skipped(NO_SAMPLE.to_owned()));
     };
     let command = access::explain_command(collection, query, &sample, max_time_ms)?;
-    let reply = run_command(db, command).await?;
+    let reply = match run_command(db, command).await? {
+        Ok(reply) => reply,
+        Err(refused) => {
+            return Ok(skipped(format!(
+                "the server refused the explain: {refused}"
+            )));
+        }
+    };
     // A reply without an explain's shape (a proxy, a server that answers otherwise) leaves this
     // query unexplained, with the reason; the others still run.
     Ok(match ExplainSummary::from_reply(&reply) {

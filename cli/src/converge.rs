@@ -152,8 +152,11 @@ pub fn summary(
 /// Whether drift stays after every step of `plan` ran: a change the plan skips that is drift.
 /// An unowned index left hidden under `--prune --hide` is the state asked for, not drift left.
 pub fn drift_remains(changes: &[Change], plan: &Plan, options: &PlanOptions) -> bool {
+    // A missing collection is created by a step; what the plan leaves of it (sharding it through
+    // mongos) is advice, and `check` does not fail on a shard key it cannot read.
     let asked = |s: &diff::Skipped| {
-        options.prune && options.hide_before_drop && s.kind == ChangeKind::ExtraIndex
+        s.kind == ChangeKind::MissingCollection
+            || (options.prune && options.hide_before_drop && s.kind == ChangeKind::ExtraIndex)
     };
     plan.skipped.iter().filter(|s| !asked(s)).any(|s| {
         changes

@@ -84,8 +84,9 @@ pub fn run(
         console.out(&render::human::applied(&applied, colour));
         if args.yes && settled == Outcome::Findings {
             // What the run leaves, as the plan said it (its last line counts the steps).
-            let kept: Vec<&str> = summary.lines().filter(|l| l.starts_with("kept:")).collect();
-            console.out(&format!("{}\n", kept.join("\n")));
+            for line in summary.lines().filter(|l| l.starts_with("kept:")) {
+                console.out(&format!("{line}\n"));
+            }
         }
         match applied.failed.as_slice() {
             [] => Ok(settled),

@@ -281,3 +281,36 @@ fn a_build_still_in_progress_after_create_indexes_is_done() {
     assert!(text.contains("index-build-in-progress"), "{text}");
     std::fs::remove_file(file).unwrap();
 }
+
+// A retryable-write error (here PrimarySteppedDown, 189) means the deployment changed under the
+// run: nothing more is attempted, and the steps left are listed as remaining, not failed.
+#[test]
+fn a_stepped_down_primary_stops_the_run_with_the_rest_remaining() {
+    let file = manifest(
+        "stepdown",
+        bson::bson!([
+            { "name": "orders", "options": {} },
+            { "name": "users", "options": {} },
+        ]),
+    );
+    let server = server(Quirks::default());
+    server.inject(Failure::on("create").error(189, "primary stepped down"));
+    let (outcome, text) = run(&[
+        "apply",
+        "--manifest",
+        &file,
+        "--uri",
+        &uri(&server),
+        "--yes",
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(
+        text.contains("remaining users: create collection users"),
+        "{text}"
+    );
+    assert!(
+        text.contains("apply: 0 done, 1 failed, 1 remaining"),
+        "{text}"
+    );
+    std::fs::remove_file(file).unwrap();
+}

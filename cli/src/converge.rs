@@ -253,17 +253,19 @@ pub async fn apply_reporting(
 }
 
 /// Whether an error means this run cannot go on: the connection or the server is gone, or the
-/// node stopped being primary (the manual's "Retryable Writes" list of network and
-/// not-primary/shutdown errors: 11600 InterruptedAtShutdown, 11602 InterruptedDueToReplStateChange,
-/// 10107 NotWritablePrimary, 13435 NotPrimaryNoSecondaryOk, 13436 NotPrimaryOrSecondary,
-/// 189 PrimarySteppedDown, 91 ShutdownInProgress). Any other reply is the server refusing
-/// this one step.
+/// node stopped being primary. The codes are the retryable-write errors of the drivers'
+/// Retryable Writes specification (as the Ruby driver's `WRITE_RETRY_ERRORS` lists them):
+/// 6 HostUnreachable, 7 HostNotFound, 89 NetworkTimeout, 91 ShutdownInProgress,
+/// 189 PrimarySteppedDown, 262 ExceededTimeLimit, 9001 SocketException, 10107 NotWritablePrimary,
+/// 11600 InterruptedAtShutdown, 11602 InterruptedDueToReplStateChange,
+/// 13435 NotPrimaryNoSecondaryOk, 13436 NotPrimaryOrSecondary. Any other reply is the server
+/// refusing this one step.
 fn deployment_lost(error: &mongodb::error::Error) -> bool {
     use mongodb::error::ErrorKind;
     match error.kind.as_ref() {
         ErrorKind::Command(command) => matches!(
             command.code,
-            11600 | 11602 | 10107 | 13435 | 13436 | 189 | 91
+            6 | 7 | 89 | 91 | 189 | 262 | 9001 | 10107 | 11600 | 11602 | 13435 | 13436
         ),
         ErrorKind::Write(_) | ErrorKind::InsertMany(_) | ErrorKind::BulkWrite(_) => false,
         ErrorKind::Authentication { .. } | ErrorKind::InvalidArgument { .. } => false,

@@ -569,7 +569,8 @@ fn apply_on_a_terminal_shows_the_plan_and_asks() {
     insta::assert_snapshot!("apply_declined", text);
     assert_eq!(server.write_commands(), vec![]);
     let (outcome, text) = run_interactive(&args, "y\n", &server);
-    assert_eq!(outcome, Outcome::Clean, "{text}");
+    // Without --prune the unowned index author_1 stays: drift remains, exit 1 as `check` says.
+    assert_eq!(outcome, Outcome::Findings, "{text}");
     insta::assert_snapshot!("apply_confirmed", text);
 }
 

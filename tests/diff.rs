@@ -250,6 +250,7 @@ cases! {
     capped_same => "capped-same",
     capped_differs => "capped-differs",
     index_build_in_progress_same => "index-build-in-progress-same",
+    index_build_uuid_same => "index-build-uuid-same",
     unmanaged_options_differs => "unmanaged-options-differs",
     collections_missing_extra_differs => "collections-missing-extra-differs",
     partial_filter_same => "partial-filter-same",

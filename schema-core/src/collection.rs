@@ -387,6 +387,16 @@ impl CollectionSpec {
                 reason: "Document validators not allowed on system collection".into(),
             });
         }
+        // The server parses a validator as a query, and its `$jsonSchema` with the schema parser
+        // (src/mongo/db/matcher/schema/json_schema_parser.cpp): `format`, `$ref`, `const` or
+        // `type: "integer"` fail `create` and `collMod` with FailedToParse, so a declaration
+        // using them can never be in sync with anything.
+        if let Some(validator) = &self.validator
+            && let Some(Bson::Document(schema)) = validator.to_document().get("$jsonSchema")
+            && let Err(source) = crate::schema::JsonSchema::from_document(schema)
+        {
+            return Err(SpecError::InvalidValidator { ns, source });
+        }
         if let Some(validator) = &self.validator
             && let Some(op) = forbidden_validator_operator(&validator.to_document())
         {
@@ -1364,6 +1374,20 @@ pub enum SpecError {
         /// The server's reason.
         reason: String,
     },
+    /// A `$jsonSchema` the server's parser rejects (`format`, `$ref`, `const`, `type: "integer"`,
+    /// a misspelt keyword, ...): `create` and `collMod` would fail with this code.
+    #[error(
+        "{ns}: validator: $jsonSchema.{}: {} (the server refuses it with code {})",
+        source.path(),
+        source.reason(),
+        source.code()
+    )]
+    InvalidValidator {
+        /// The collection.
+        ns: String,
+        /// What the server's parser rejects, with the keyword's path.
+        source: crate::schema::parse::ParseError,
+    },
     /// A declared path names no field of the type it reaches.
     #[error("{ns}: {source}")]
     Path {
@@ -1508,6 +1532,51 @@ mod tests {
     use super::*;
     use crate::index::IndexKind::*;
     use crate::schema::BsonType;
+
+    // SERVER-FACTS and the server's src/mongo/db/matcher/schema/json_schema_parser.cpp: `format`
+    // and `$ref` are "not currently supported", `const` is an unknown keyword, `type: "integer"`
+    // is not a JSON type the server knows; each fails `create` with FailedToParse (9).
+    #[test]
+    fn a_validator_the_servers_parser_rejects_names_the_keyword_and_collection() {
+        for (schema, path, words) in [
+            (
+                bson::doc! { "properties": { "a": { "format": "email" } } },
+                "properties.a.format",
+                "not currently supported",
+            ),
+            (
+                bson::doc! { "properties": { "a": { "$ref": "#/x" } } },
+                "properties.a.$ref",
+                "not currently supported",
+            ),
+            (
+                bson::doc! { "properties": { "a": { "const": 1 } } },
+                "properties.a.const",
+                "Unknown $jsonSchema keyword",
+            ),
+            (
+                bson::doc! { "properties": { "a": { "type": "integer" } } },
+                "properties.a.type",
+                "integer",
+            ),
+        ] {
+            let spec = CollectionSpec::new("orders").validator(Validator::from_document(
+                &bson::doc! { "$jsonSchema": schema },
+            ));
+            let err = spec.check().unwrap_err();
+            let text = err.to_string();
+            assert!(matches!(err, SpecError::InvalidValidator { .. }), "{text}");
+            assert!(
+                text.starts_with("orders: validator: $jsonSchema."),
+                "{text}"
+            );
+            assert!(text.contains(path) && text.contains(words), "{text}");
+        }
+        let fine = CollectionSpec::new("orders").validator(Validator::from_document(
+            &bson::doc! { "$jsonSchema": { "properties": { "a": { "bsonType": "int" } } } },
+        ));
+        assert!(fine.check().is_ok());
+    }
     use bson::doc;
 
     fn users() -> CollectionSpec {

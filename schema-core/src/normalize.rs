@@ -298,11 +298,19 @@ pub fn live_collection(
     Ok(Some(canonical(spec)))
 }
 
-/// Reads one `listIndexes` entry, unwrapping an in-progress build (`{spec, indexBuildInfo}`)
-/// into a spec with [`IndexSpec::build_in_progress`] set. Not yet canonical.
+/// Reads one `listIndexes` entry, unwrapping an in-progress build into a spec with
+/// [`IndexSpec::build_in_progress`] set. Not yet canonical.
+///
+/// A build in progress is listed as `{spec, indexBuildInfo}` with `includeIndexBuildInfo` and as
+/// `{spec, buildUUID}` with `includeBuildUUIDs` (the comment on `CmdListIndexes` in the server's
+/// `src/mongo/db/commands/list_indexes.cpp`); a finished index under `includeIndexBuildInfo` is
+/// `{spec}` alone.
 fn live_index(ns: &str, position: usize, entry: &Document) -> Result<IndexSpec, NormalizeError> {
-    let (entry, building) = match (entry.get("spec"), entry.get("indexBuildInfo")) {
-        (Some(Bson::Document(spec)), Some(_)) => (spec, true),
+    let (entry, building) = match entry.get("spec") {
+        Some(Bson::Document(spec)) if !entry.contains_key("key") => (
+            spec,
+            entry.contains_key("indexBuildInfo") || entry.contains_key("buildUUID"),
+        ),
         _ => (entry, false),
     };
     let index = entry
@@ -396,16 +404,20 @@ fn canonical(mut spec: CollectionSpec) -> CollectionSpec {
             }
         }
     }
-    if let Some(clustered) = &mut options.clustered_index {
-        clustered.other.remove("v");
-        if clustered.name.is_none() && !clustered.implicit {
-            clustered.name = Some("_id_".to_owned());
-        }
-    }
     // A time-series collection is clustered by the server itself.
     if options.timeseries.is_some() && options.clustered_index.as_ref().is_some_and(|c| c.implicit)
     {
         options.clustered_index = None;
+    }
+    if let Some(clustered) = &mut options.clustered_index {
+        clustered.other.remove("v");
+        // The legacy form `clusteredIndex: true` is `{key: {_id: 1}, unique: true, name: "_id_"}`:
+        // `makeCanonicalClusteredInfoForLegacyFormat` in the server's
+        // src/mongo/db/local_catalog/clustered_collection_util.cpp.
+        clustered.implicit = false;
+        if clustered.name.is_none() {
+            clustered.name = Some("_id_".to_owned());
+        }
     }
     let collection_collation = spec.options.collation.clone();
     let timeseries = spec.options.timeseries.clone();
@@ -908,7 +920,7 @@ pub fn create_form(index: &IndexSpec, collection_collation: Option<&Collation>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::{Capped, Granularity, TimeseriesOptions};
+    use crate::collection::{Capped, ClusteredIndex, Granularity, TimeseriesOptions};
     use crate::index::IndexKind::*;
     use bson::{Decimal128, doc};
 
@@ -1104,6 +1116,56 @@ mod tests {
         .unwrap();
         assert!(live.indexes[0].build_in_progress);
         assert_eq!(live.indexes[0].name.as_deref(), Some("a_1"));
+    }
+
+    // The server's src/mongo/db/local_catalog/clustered_collection_util.cpp:
+    // makeCanonicalClusteredInfoForLegacyFormat() reads `clusteredIndex: true` as
+    // `{key: {_id: 1}, unique: true, name: "_id_"}`.
+    #[test]
+    fn the_legacy_clustered_form_equals_the_id_clustered_index() {
+        let legacy = live_collection(
+            &doc! { "name": "c", "type": "collection", "options": { "clusteredIndex": true } },
+            &[],
+        )
+        .unwrap()
+        .unwrap();
+        let declared = declared(&CollectionSpec::new("c").clustered_index(ClusteredIndex::new()));
+        assert_eq!(legacy, declared);
+        let listed = live_collection(
+            &doc! { "name": "c", "type": "collection", "options": {
+            "clusteredIndex": { "v": 2, "key": { "_id": 1 }, "name": "_id_", "unique": true } } },
+            &[],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(legacy, listed);
+        assert!(crate::diff::diff(&[declared], &[legacy]).is_empty());
+    }
+
+    // The server's src/mongo/db/commands/list_indexes.cpp: with includeBuildUUIDs an index
+    // still building is `{spec: <index spec>, buildUUID: <uuid>}`; a ready one is the bare spec.
+    #[test]
+    fn builds_listed_with_their_build_uuid_are_in_progress() {
+        let uuid = Bson::Binary(bson::Binary {
+            subtype: bson::spec::BinarySubtype::Uuid,
+            bytes: vec![7; 16],
+        });
+        let live = live_collection(
+            &doc! { "name": "c", "type": "collection", "options": {} },
+            &[
+                doc! { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+                doc! { "spec": { "v": 2, "key": { "b": 1 }, "name": "b_1" }, "buildUUID": uuid },
+                doc! { "spec": { "v": 2, "key": { "c": 1 }, "name": "c_1" } },
+            ],
+        )
+        .unwrap()
+        .unwrap();
+        let names: Vec<(&str, bool)> = live
+            .indexes
+            .iter()
+            .map(|i| (i.name.as_deref().unwrap(), i.build_in_progress))
+            .collect();
+        assert_eq!(names, [("b_1", true), ("c_1", false)]);
     }
 
     #[test]

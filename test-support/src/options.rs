@@ -65,6 +65,12 @@ pub struct Quirks {
     /// List collections in reverse creation order: the server promises no order, and this
     /// catches a client that depends on one.
     pub reverse_collection_order: bool,
+    /// `collMod` of an index's `hidden` is acknowledged (with `hidden_old`/`hidden_new`) but not
+    /// stored, as SecantusDB 0.7.0b3 does: `listIndexes` keeps listing the old value.
+    pub hidden_not_persisted: bool,
+    /// `create` options acknowledged and then dropped from the stored options (a server that
+    /// does not support them but does not refuse them either).
+    pub dropped_collection_options: Vec<String>,
     /// Answer `hello` as a `mongos` router (`msg: "isdbgrid"`), so the driver sees a sharded
     /// cluster; pair with [`TestServer::seed_reply`](crate::TestServer::seed_reply) for
     /// `listShards` and seeded `config.collections` documents for shard keys.

@@ -1,6 +1,8 @@
 //! `apply`: runs the plan. On a terminal it shows the plan and asks; elsewhere it refuses without
-//! `--yes`. It stops at the first failure and reports what was done, what failed and what
-//! remains; running it again converges, and on an applied deployment it says so and does nothing.
+//! `--yes`. Each step is read back after the server acknowledges it; a step that failed (refused,
+//! or acknowledged but not stored) holds back only the steps that need it, and a lost deployment
+//! stops the run. It reports what was done, failed, blocked and remains; running it again
+//! converges, and on an applied deployment it says so and does nothing.
 
 use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::PlanOptions;
@@ -22,6 +24,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
+    converge::check_declared(&declared)?;
     let colour = console.colour;
     block_on(args.connect.timeout, async {
         let deployment = deployment::connect(&args.connect).await?;
@@ -30,7 +33,7 @@ pub fn run(
             hide_before_drop: args.hide,
             ..PlanOptions::default()
         };
-        let (_, plan) = converge::plan(&deployment.db, &declared, options)
+        let (changes, plan) = converge::plan(&deployment.db, &declared, options.clone())
             .await
             .map_err(|e| {
                 e.context(format!(
@@ -38,9 +41,17 @@ pub fn run(
                     deployment.shown_uri
                 ))
             })?;
+        // Drift a plan does not fix (an unowned index kept without --prune) is exit 1, as `plan`
+        // and `check` say, even when nothing runs.
+        let settled = if converge::drift_remains(&changes, &plan, &options) {
+            Outcome::Findings
+        } else {
+            Outcome::Clean
+        };
+        let summary = converge::summary(&declared, &changes, &plan, args.prune);
         if plan.is_empty() {
-            console.out(&render::human::plan(&plan, colour));
-            return Ok(Outcome::Clean);
+            console.out(&(render::human::plan(&plan, colour) + &summary));
+            return Ok(settled);
         }
         if !args.yes {
             if !console.interactive {
@@ -51,7 +62,7 @@ pub fn run(
                     render::human::plural(plan.steps.len())
                 );
             }
-            console.out(&render::human::plan(&plan, colour));
+            console.out(&(render::human::plan(&plan, colour) + &summary));
             if !console.confirm(&format!(
                 "apply these {} steps to {}?",
                 plan.steps.len(),
@@ -71,13 +82,26 @@ pub fn run(
         })
         .await;
         console.out(&render::human::applied(&applied, colour));
-        match &applied.failed {
-            Some((step, error)) => Err(anyhow::anyhow!(
+        if args.yes && settled == Outcome::Findings {
+            // What the run leaves, as the plan said it (its last line counts the steps).
+            for line in summary.lines().filter(|l| l.starts_with("kept:")) {
+                console.out(&format!("{line}\n"));
+            }
+        }
+        match applied.failed.as_slice() {
+            [] => Ok(settled),
+            [(step, error)] => Err(anyhow::anyhow!(
                 "{}: {} failed: {error}; run apply again once fixed: it continues from what is done",
                 step.collection,
                 step.summary
             )),
-            None => Ok(Outcome::Clean),
+            [(step, error), rest @ ..] => Err(anyhow::anyhow!(
+                "{}: {} failed: {error} (and {} more failed step{}, listed above); run apply again once fixed: it continues from what is done",
+                step.collection,
+                step.summary,
+                rest.len(),
+                render::human::plural(rest.len())
+            )),
         }
     })
 }

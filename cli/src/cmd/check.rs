@@ -8,7 +8,7 @@ use crate::args::{CheckArgs, LiveArgs, ReportFormat};
 use crate::catalog::{self, Catalog};
 use crate::console::Console;
 use crate::deployment::{self, block_on};
-use crate::{Outcome, cmd, render};
+use crate::{Outcome, cmd, converge, render};
 
 /// Compares and prints the report.
 ///
@@ -20,6 +20,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
+    converge::check_declared(&declared)?;
     let catalog = live_catalog(&args.live, &declared, args.concurrency)?;
     let changes = diff::diff(&declared, &catalog.live_specs()?);
     let file = args.declared.manifest.as_deref();

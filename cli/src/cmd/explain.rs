@@ -4,6 +4,11 @@
 //! examined, documents returned. Exit 1 when a query scans the collection or examines far more
 //! documents than it returns. Read-only: `aggregate` ($match, $sample) and `explain` of a `find`,
 //! each with `maxTimeMS`.
+//!
+//! A query is skipped, with the reason, when no document can be sampled for it and no sample
+//! values are given (`--sample-values FILE`), or when the server's reply is not an explain of the
+//! expected shape; the other queries go on. A run in which every query was skipped checked
+//! nothing: exit 2, not a pass.
 
 use std::time::Duration;
 
@@ -34,6 +39,12 @@ pub struct ExplainArgs {
     /// Server-side time limit (`maxTimeMS`) of each sample and each explain.
     #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
     pub max_time: Duration,
+    /// Values to explain with where a collection has no document to sample (an empty collection
+    /// in CI): a JSON object of one document per collection, `{"orders": {"user_id": 7,
+    /// "status": "PAID"}}` (Extended JSON for ObjectId, dates, ...). Only the fields a query
+    /// filters on are read; a collection with documents is sampled as usual.
+    #[arg(long, value_name = "FILE")]
+    pub sample_values: Option<std::path::PathBuf>,
 }
 
 /// Formats of the explain report.
@@ -57,6 +68,9 @@ pub struct QueryReport {
     pub query: String,
     /// The plan, or `None` when no document of the collection could be sampled for it.
     pub summary: Option<ExplainSummary>,
+    /// Why the query was not explained, when it was not: no document to sample values from, or
+    /// a reply without the shape of an explain (with what was missing).
+    pub skipped: Option<String>,
 }
 
 impl QueryReport {
@@ -90,12 +104,17 @@ pub fn run(
         })
         .collect();
     let max_time_ms = u32::try_from(args.max_time.as_millis()).unwrap_or(u32::MAX);
+    let given = match &args.sample_values {
+        Some(path) => sample_values(path)?,
+        None => Document::new(),
+    };
     let reports = block_on(args.connect.timeout, async {
         let deployment = deployment::connect(&args.connect).await?;
         let mut reports = Vec::new();
         for (collection, queries) in &work {
             for query in queries {
-                let report = explain_one(&deployment.db, collection, query, max_time_ms)
+                let given = given.get_document(collection).ok();
+                let report = explain_one(&deployment.db, collection, query, given, max_time_ms)
                     .await
                     .with_context(|| format!("explaining {collection} query {:?}", query.name))?;
                 reports.push(report);
@@ -109,6 +128,17 @@ pub fn run(
         ExplainFormat::Github => github(&reports, args.declared.manifest.as_deref()),
     };
     console.out(&text);
+    // Issue 16 item 7: a run that checked nothing is not a pass.
+    if reports.iter().all(|r| r.summary.is_none()) {
+        if reports.is_empty() {
+            bail!("explain checked nothing: no declared collection has a declared query");
+        }
+        bail!(
+            "explain checked nothing: every one of the {} queries was skipped; store documents \
+             in the collections, or give values to explain with: --sample-values FILE",
+            reports.len()
+        );
+    }
     Ok(if reports.iter().any(QueryReport::is_finding) {
         Outcome::Findings
     } else {
@@ -116,50 +146,104 @@ pub fn run(
     })
 }
 
-async fn run_command(db: &Database, command: Document) -> anyhow::Result<Document> {
-    db.run_command(command)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))
+/// A command's reply; `Ok(Err(reason))` when the server refused it (that query is then left
+/// unexplained and the others go on), `Err` when the deployment could not answer at all.
+async fn run_command(db: &Database, command: Document) -> anyhow::Result<Result<Document, String>> {
+    match db.run_command(command).await {
+        Ok(reply) => Ok(Ok(reply)),
+        Err(e) if matches!(*e.kind, mongodb::error::ErrorKind::Command(_)) => {
+            Ok(Err(deployment::explain(&e)))
+        }
+        Err(e) => Err(anyhow::anyhow!("{}", deployment::explain(&e))),
+    }
+}
+
+/// Reads `--sample-values FILE`: one document per collection name.
+///
+/// # Errors
+/// The file cannot be read, is not Extended JSON, or is not an object of documents.
+fn sample_values(path: &std::path::Path) -> anyhow::Result<Document> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read sample values file {}", path.display()))?;
+    let value = crate::extjson::parse(&text)
+        .with_context(|| format!("bad sample values file {}", path.display()))?;
+    let Bson::Document(by_collection) = value else {
+        bail!(
+            "bad sample values file {}: expected an object of one document per collection",
+            path.display()
+        );
+    };
+    if let Some((name, _)) = by_collection
+        .iter()
+        .find(|(_, v)| v.as_document().is_none())
+    {
+        bail!(
+            "bad sample values file {}: at $.{name}: expected a document of field values",
+            path.display()
+        );
+    }
+    Ok(by_collection)
 }
 
 async fn explain_one(
     db: &Database,
     collection: &str,
     query: &QuerySpec,
+    given: Option<&Document>,
     max_time_ms: u32,
 ) -> anyhow::Result<QueryReport> {
-    let reply = run_command(db, access::sample_command(collection, query, max_time_ms)).await?;
+    let skipped = |reason: String| QueryReport {
+        collection: collection.to_owned(),
+        query: query.name.clone(),
+        summary: None,
+        skipped: Some(reason),
+    };
+    let reply = match run_command(db, access::sample_command(collection, query, max_time_ms))
+        .await?
+    {
+        Ok(reply) => reply,
+        Err(refused) => return Ok(skipped(format!("the server refused the sample: {refused}"))),
+    };
     let sample = reply
         .get_document("cursor")
         .ok()
         .and_then(|c| c.get_array("firstBatch").ok())
         .and_then(|b| b.first())
         .and_then(Bson::as_document)
-        .cloned();
+        .cloned()
+        .or_else(|| given.cloned());
     let Some(sample) = sample else {
-        return Ok(QueryReport {
-            collection: collection.to_owned(),
-            query: query.name.clone(),
-            summary: None,
-        });
+        return Ok(skipped(NO_SAMPLE.to_owned()));
     };
     let command = access::explain_command(collection, query, &sample, max_time_ms)?;
-    let reply = run_command(db, command).await?;
-    let summary = match ExplainSummary::from_reply(&reply) {
-        Ok(summary) => summary,
-        Err(e) => bail!("{e}"),
+    let reply = match run_command(db, command).await? {
+        Ok(reply) => reply,
+        Err(refused) => {
+            return Ok(skipped(format!(
+                "the server refused the explain: {refused}"
+            )));
+        }
     };
-    Ok(QueryReport {
-        collection: collection.to_owned(),
-        query: query.name.clone(),
-        summary: Some(summary),
+    // A reply without an explain's shape (a proxy, a server that answers otherwise) leaves this
+    // query unexplained, with the reason; the others still run.
+    Ok(match ExplainSummary::from_reply(&reply) {
+        Ok(summary) => QueryReport {
+            collection: collection.to_owned(),
+            query: query.name.clone(),
+            summary: Some(summary),
+            skipped: None,
+        },
+        Err(e) => skipped(format!("the explain reply was not understood: {e}")),
     })
 }
+
+/// Why a query of a collection with no document is skipped.
+const NO_SAMPLE: &str = "no document to sample values from (give some with --sample-values FILE)";
 
 /// What explain said about one query, in one line (`IXSCAN status_1, keys examined ...`).
 fn plan_line(r: &QueryReport) -> String {
     match &r.summary {
-        None => "skipped: no document to sample values from".to_owned(),
+        None => format!("skipped: {}", r.skipped.as_deref().unwrap_or(NO_SAMPLE)),
         Some(s) => {
             let plan = match (s.access, s.index()) {
                 (PlanAccess::IndexScan, Some(index)) => format!("IXSCAN {index}"),
@@ -247,7 +331,7 @@ pub fn json(reports: &[QueryReport]) -> String {
                     d.insert("plan", s.to_document());
                 }
                 None => {
-                    d.insert("skipped", "no document to sample values from");
+                    d.insert("skipped", r.skipped.as_deref().unwrap_or(NO_SAMPLE));
                 }
             }
             d.insert("finding", r.is_finding());

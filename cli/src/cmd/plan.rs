@@ -20,6 +20,7 @@ pub fn run(
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
+    converge::check_declared(&declared)?;
     let options = PlanOptions {
         prune: args.prune,
         hide_before_drop: args.hide,
@@ -46,7 +47,10 @@ pub fn run(
         })?,
     };
     let text = match args.output.format.unwrap_or(PlanFormat::Text) {
-        PlanFormat::Text => render::human::plan(&plan, console.colour),
+        PlanFormat::Text => {
+            render::human::plan(&plan, console.colour)
+                + &converge::summary(&declared, &changes, &plan, args.prune)
+        }
         PlanFormat::Json => render::json::plan(&plan),
         PlanFormat::Mongosh => render::mongosh::plan_script(&plan),
     };

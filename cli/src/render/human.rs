@@ -361,14 +361,9 @@ pub fn report(
 
 /// The plan: numbered steps with their marks, then what it leaves alone.
 pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
+    // Whether that means "in sync" is for the caller to say: drift a plan does not fix (an
+    // unowned index kept without --prune) leaves nothing to run and is not in sync.
     let mut out = String::new();
-    if plan.steps.is_empty() {
-        let _ = writeln!(
-            out,
-            "plan: {}",
-            paint("nothing to do, in sync", Paint::Green, colour)
-        );
-    }
     for (i, step) in plan.steps.iter().enumerate() {
         let _ = write!(out, "{:>3}. {}: {}", i + 1, step.collection, step.summary);
         match (step.expensive, step.estimated_documents) {
@@ -414,14 +409,24 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
     out
 }
 
-/// What `apply` did: counts of done, failed and remaining, and the remaining steps.
+/// What `apply` did: each failed step with why, each step held back by one, the remaining
+/// steps, and the counts.
 pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
     let mut out = String::new();
-    if let Some((step, error)) = &applied.failed {
+    for (step, error) in &applied.failed {
         let _ = writeln!(
             out,
             "{} {}: {}: {error}",
             paint("failed", Paint::Red, colour),
+            step.collection,
+            step.summary
+        );
+    }
+    for (step, why) in &applied.blocked {
+        let _ = writeln!(
+            out,
+            "{} {}: {}: {why}",
+            paint("blocked", Paint::Yellow, colour),
             step.collection,
             step.summary
         );
@@ -435,13 +440,17 @@ pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
             step.summary
         );
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
         "apply: {} done, {} failed, {} remaining",
         applied.done.len(),
-        usize::from(applied.failed.is_some()),
+        applied.failed.len(),
         applied.remaining.len()
     );
+    if !applied.blocked.is_empty() {
+        let _ = write!(out, ", {} blocked by a failed step", applied.blocked.len());
+    }
+    out.push('\n');
     out
 }
 

@@ -54,7 +54,10 @@ pub fn plan_script(plan: &mongo_schema::diff::Plan) -> String {
          // Run with: mongosh \"$MONGODB_URI\" this-file.js\n",
     );
     if plan.steps.is_empty() {
-        out.push_str("// Nothing to do: in sync.\n");
+        // Drift a plan does not fix (an unowned index kept) may remain: not "in sync".
+        out.push_str(
+            "// No step to run (`mongo-schema plan` says what is in sync and what is kept).\n",
+        );
         return out;
     }
     out.push_str(PRELUDE);

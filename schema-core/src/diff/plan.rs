@@ -3,7 +3,9 @@
 //!
 //! Order: create missing collections (with their indexes), `collMod` the collection settings,
 //! build missing indexes, `collMod` index options, and only then, with `prune`, drop extra
-//! indexes and finish replacements (which may need a name an extra index held). A new index
+//! indexes and replace indexes one at a time (each drop followed by its build), then build what
+//! needed a name an extra index held. Each step lists the earlier steps it needs
+//! ([`Step::depends_on`]), so that a failed step holds back only what depends on it. A new index
 //! under a new name is built before the old one is dropped (a missing plus an extra index); an
 //! index the server cannot hold beside the old one (same name, same identity under another
 //! name, a second text index) replaces it by dropping first, only with `prune`, marked risky.
@@ -57,6 +59,13 @@ pub struct Step {
     pub estimated_documents: Option<u64>,
     /// Why it may hurt, and what to do first, when it may.
     pub risk: Option<String>,
+    /// Positions in [`Plan::steps`] of the earlier steps this one needs: when one of them fails,
+    /// this one must not run. A step needs the `create` of its collection and every earlier
+    /// step on the same collection that names the same index or the same key pattern (a
+    /// rebuild's drop and build, `prepareUnique` and `unique`, a replacement's build and the
+    /// old index's drop). Steps on other collections, on the collection's options or on other
+    /// indexes are independent.
+    pub depends_on: Vec<usize>,
 }
 
 /// A change the plan does not act on, and why.
@@ -171,6 +180,19 @@ struct Builder<'a> {
     text_dropped: BTreeSet<String>,
     /// Collections whose live text index stays: a second one cannot be built.
     text_kept: BTreeSet<String>,
+    /// Rebuilds (the old index's drop, the new one's build), emitted in pairs at the end.
+    rebuilds: Vec<Rebuild>,
+    /// Key patterns of the live indexes, by collection and name: a drop names only the index.
+    live_keys: BTreeMap<(String, String), Document>,
+}
+
+/// An index the server cannot hold beside its replacement: dropped, then built again.
+struct Rebuild {
+    collection: String,
+    old_name: String,
+    new_name: String,
+    drop: Step,
+    build: Step,
 }
 
 impl Builder<'_> {
@@ -196,6 +218,7 @@ impl Builder<'_> {
             expensive: false,
             estimated_documents: None,
             risk: None,
+            depends_on: Vec::new(),
         }
     }
 
@@ -242,6 +265,8 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
         kept: BTreeSet::new(),
         text_dropped: BTreeSet::new(),
         text_kept: BTreeSet::new(),
+        rebuilds: Vec::new(),
+        live_keys: BTreeMap::new(),
     };
     // Which live index names this plan frees and which it leaves in place.
     for c in changes {
@@ -252,6 +277,9 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
             continue;
         };
         let key = (c.collection.clone(), live_name.to_owned());
+        if let Ok(keys) = live_doc.get_document("key") {
+            b.live_keys.insert(key.clone(), keys.clone());
+        }
         let freed = match c.kind {
             ChangeKind::ExtraIndex => options.prune && !options.hide_before_drop,
             ChangeKind::Rebuild if matches!(c.aspect, Aspect::Index(_)) => options.prune,
@@ -274,10 +302,118 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
     for change in changes {
         plan_change(&mut b, change);
     }
+    push_rebuilds(&mut b);
     b.steps.sort_by_key(|(phase, seq, _)| (*phase, *seq));
+    let mut steps: Vec<Step> = b.steps.into_iter().map(|(_, _, s)| s).collect();
+    link_dependencies(&mut steps, &b.live_keys);
     Plan {
-        steps: b.steps.into_iter().map(|(_, _, s)| s).collect(),
+        steps,
         skipped: b.skipped,
+    }
+}
+
+/// Emits the rebuilds one at a time, each drop followed at once by its build, so that at most
+/// one index is missing at any moment. A build waits only while its name is still held by the
+/// old index of a rebuild not yet dropped (two indexes trading names).
+fn push_rebuilds(b: &mut Builder<'_>) {
+    let rebuilds = std::mem::take(&mut b.rebuilds);
+    let mut held: BTreeSet<(String, String)> = rebuilds
+        .iter()
+        .map(|r| (r.collection.clone(), r.old_name.clone()))
+        .collect();
+    let mut waiting: Vec<Rebuild> = Vec::new();
+    for rebuild in rebuilds {
+        held.remove(&(rebuild.collection.clone(), rebuild.old_name.clone()));
+        b.push(Phase::Replace, rebuild.drop.clone());
+        waiting.push(rebuild);
+        let (ready, still): (Vec<Rebuild>, Vec<Rebuild>) = waiting
+            .into_iter()
+            .partition(|r| !held.contains(&(r.collection.clone(), r.new_name.clone())));
+        waiting = still;
+        for r in ready {
+            b.push(Phase::Replace, r.build);
+        }
+    }
+    for r in waiting {
+        b.push(Phase::Replace, r.build);
+    }
+}
+
+/// What a step touches: its collection, whether it creates the collection, and the index names
+/// and key patterns it names.
+fn touches(
+    step: &Step,
+    live_keys: &BTreeMap<(String, String), Document>,
+) -> (bool, Vec<String>, Vec<Document>) {
+    let command = &step.command;
+    let mut names = Vec::new();
+    let mut keys = Vec::new();
+    let add = |index: &Document, names: &mut Vec<String>, keys: &mut Vec<Document>| {
+        if let Ok(name) = index.get_str("name") {
+            names.push(name.to_owned());
+        }
+        if let Ok(key) = index.get_document("key") {
+            keys.push(key.clone());
+        }
+    };
+    match command.keys().next().map(String::as_str) {
+        Some("create") => return (true, names, keys),
+        Some("createIndexes") => {
+            for index in command.get_array("indexes").into_iter().flatten() {
+                if let Some(index) = index.as_document() {
+                    add(index, &mut names, &mut keys);
+                }
+            }
+        }
+        Some("dropIndexes") => {
+            if let Ok(name) = command.get_str("index") {
+                if let Some(key) = live_keys.get(&(step.collection.clone(), name.to_owned())) {
+                    keys.push(key.clone());
+                }
+                names.push(name.to_owned());
+            }
+        }
+        Some("collMod") => {
+            if let Ok(index) = command.get_document("index") {
+                if let Ok(name) = index.get_str("name")
+                    && let Some(key) = live_keys.get(&(step.collection.clone(), name.to_owned()))
+                {
+                    keys.push(key.clone());
+                }
+                add(index, &mut names, &mut keys);
+            }
+        }
+        _ => {}
+    }
+    (false, names, keys)
+}
+
+/// Fills [`Step::depends_on`] (see there for the rule).
+fn link_dependencies(steps: &mut [Step], live_keys: &BTreeMap<(String, String), Document>) {
+    let touched: Vec<(bool, Vec<String>, Vec<Document>)> =
+        steps.iter().map(|s| touches(s, live_keys)).collect();
+    for j in 0..steps.len() {
+        let mut needs = Vec::new();
+        for i in 0..j {
+            if steps[i].collection != steps[j].collection {
+                continue;
+            }
+            let (created, names_i, keys_i) = &touched[i];
+            let (_, names_j, keys_j) = &touched[j];
+            let same_index = names_i.iter().any(|n| names_j.contains(n))
+                || keys_i.iter().any(|k| {
+                    keys_j.iter().any(|l| {
+                        crate::normalize::identical(
+                            &Bson::Document(k.clone()),
+                            &Bson::Document(l.clone()),
+                        )
+                    })
+                });
+            if *created || same_index {
+                needs.push(i);
+            }
+        }
+        steps[j].depends_on = needs;
     }
 }
 
@@ -601,7 +737,7 @@ fn plan_index_rebuild(
     }
     let mut step = b.drop_index(coll, &old_name);
     let text = is_text(d) && is_text(l);
-    step.risk = Some(if text {
+    let mut risk = if text {
         format!(
             "a collection holds one text index, so {old_name} is dropped before {new_name} is built: text search fails meanwhile"
         )
@@ -613,11 +749,25 @@ fn plan_index_rebuild(
         format!(
             "the server cannot hold both, so {old_name} is dropped before {new_name} is built: queries that use it scan meanwhile"
         )
+    };
+    // A unique index dropped to be built again leaves the collection without the constraint
+    // until the build ends: a duplicate written meanwhile makes the build fail.
+    if l.get_bool("unique").unwrap_or(false) {
+        risk.push_str(if d.get_bool("unique").unwrap_or(false) {
+            "; the unique constraint lapses from the drop until the build ends: duplicates written meanwhile make the build fail"
+        } else {
+            "; the unique constraint ends with the drop"
+        });
+    }
+    step.risk = Some(risk);
+    let build = b.build(coll, d);
+    b.rebuilds.push(Rebuild {
+        collection: coll.to_owned(),
+        old_name,
+        new_name,
+        drop: step,
+        build,
     });
-    b.push(Phase::Replace, step);
-    // Builds wait for every drop: another replaced index may hold the name.
-    let step = b.build(coll, d);
-    b.push(Phase::Reuse, step);
 }
 
 /// Whether the live side of an extra-index change is an index the server lists as hidden.
@@ -714,6 +864,112 @@ mod tests {
             ..PlanOptions::default()
         };
         assert!(plan(&changes, &large).steps[0].expensive);
+    }
+
+    fn prune() -> PlanOptions {
+        PlanOptions {
+            prune: true,
+            ..PlanOptions::default()
+        }
+    }
+
+    fn summaries(plan: &Plan) -> Vec<&str> {
+        plan.steps.iter().map(|s| s.summary.as_str()).collect()
+    }
+
+    // SERVER-FACTS "Rebuild (create new, then drop old; never drop first)": two indexes the
+    // server cannot hold beside their new versions (same name: IndexKeySpecsConflict 86) are
+    // replaced one at a time, so at most one is missing at any moment.
+    #[test]
+    fn rebuilds_under_the_same_name_drop_and_build_one_at_a_time() {
+        let declared = vec![
+            CollectionSpec::new("c")
+                .index(
+                    IndexSpec::new([("a", Ascending), ("x", Ascending)])
+                        .name("one")
+                        .unique(true),
+                )
+                .index(IndexSpec::new([("b", Ascending), ("x", Ascending)]).name("two")),
+        ];
+        let live = vec![live(
+            &CollectionSpec::new("c")
+                .index(IndexSpec::new([("a", Ascending)]).name("one").unique(true))
+                .index(IndexSpec::new([("b", Ascending)]).name("two")),
+        )];
+        let plan = plan(&diff(&declared, &live), &prune());
+        assert_eq!(
+            summaries(&plan),
+            [
+                "drop index one",
+                "build index one",
+                "drop index two",
+                "build index two"
+            ]
+        );
+        // The unique constraint of `one` lapses between its drop and build, and the plan says so.
+        assert!(
+            plan.steps[0]
+                .risk
+                .as_deref()
+                .unwrap()
+                .contains("unique constraint lapses")
+        );
+        assert!(!plan.steps[2].risk.as_deref().unwrap().contains("unique"));
+        // Each build needs its drop; the second pair does not need the first.
+        assert_eq!(plan.steps[1].depends_on, [0]);
+        assert!(plan.steps[2].depends_on.is_empty());
+        assert_eq!(plan.steps[3].depends_on, [2]);
+    }
+
+    #[test]
+    fn indexes_trading_names_wait_for_both_drops() {
+        let declared = vec![
+            CollectionSpec::new("c")
+                .index(IndexSpec::new([("a", Ascending)]).name("x"))
+                .index(IndexSpec::new([("b", Ascending)]).name("y")),
+        ];
+        let live = vec![live(
+            &CollectionSpec::new("c")
+                .index(IndexSpec::new([("a", Ascending)]).name("y"))
+                .index(IndexSpec::new([("b", Ascending)]).name("x")),
+        )];
+        let changes = diff(&declared, &live);
+        let plan = plan(&changes, &prune());
+        let mut model = live.clone();
+        crate::diff::apply_plan(&mut model, &plan).unwrap();
+        assert!(!crate::diff::has_drift(&diff(&declared, &model)), "{plan}");
+    }
+
+    // A new index that can stand beside the old one (another name and key) is built before the
+    // old one is dropped, and the drop needs the build when both have one key pattern.
+    #[test]
+    fn a_replacement_under_a_new_name_is_built_before_the_old_one_drops() {
+        let declared = vec![
+            CollectionSpec::new("c").index(
+                IndexSpec::new([("a", Ascending)])
+                    .name("a_sparse")
+                    .sparse(true),
+            ),
+        ];
+        let live = vec![live(
+            &CollectionSpec::new("c").index(IndexSpec::new([("a", Ascending)])),
+        )];
+        let plan = plan(&diff(&declared, &live), &prune());
+        assert_eq!(summaries(&plan), ["build index a_sparse", "drop index a_1"]);
+        assert_eq!(plan.steps[1].depends_on, [0]);
+    }
+
+    #[test]
+    fn index_steps_need_the_create_of_their_collection_only() {
+        let declared = vec![
+            CollectionSpec::new("new").index(IndexSpec::new([("a", Ascending)])),
+            CollectionSpec::new("old").index(IndexSpec::new([("b", Ascending)])),
+        ];
+        let live = vec![live(&CollectionSpec::new("old"))];
+        let plan = plan(&diff(&declared, &live), &PlanOptions::default());
+        assert_eq!(verbs(&plan), ["create", "createIndexes", "createIndexes"]);
+        assert_eq!(plan.steps[1].depends_on, [0]);
+        assert!(plan.steps[2].depends_on.is_empty());
     }
 
     #[test]

@@ -272,6 +272,9 @@ pub(crate) fn build(
     }
     options.remove("idIndex");
     options.extend(state.quirks.unknown_collection_options.clone());
+    for dropped in &state.quirks.dropped_collection_options {
+        options.remove(dropped);
+    }
 
     let uuid = Bson::from(Uuid::new());
     let (entry, indexes) = if let Some(ts) = &timeseries {

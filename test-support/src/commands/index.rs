@@ -701,7 +701,9 @@ pub(crate) fn coll_mod_index(
         }
         reply.insert("hidden_old", entry.spec.get_bool("hidden").unwrap_or(false));
         reply.insert("hidden_new", *hidden);
-        if *hidden {
+        if quirks.hidden_not_persisted {
+            // Acknowledged, not stored.
+        } else if *hidden {
             entry.spec.insert("hidden", true);
         } else {
             entry.spec.remove("hidden");

@@ -6,7 +6,10 @@ use quote::quote;
 use serde_derive_internals::{Ctxt, Derive, ast as serde_ast, attr as serde_attr};
 use syn::spanned::Spanned;
 
-use crate::attr::{self, MongoAttrs, Place};
+use crate::attr::{
+    self, CappedDecl, IndexDecl, KeyPath, MongoAttrs, QueryDecl, Scope, ShardKeyDecl,
+    TimeseriesDecl, VersionDecl,
+};
 use crate::errors::Errors;
 
 pub struct Container {
@@ -22,6 +25,8 @@ pub struct Container {
     pub into: Option<syn::Type>,
     pub mongo: MongoAttrs,
     pub doc: Option<String>,
+    /// `#[mongo(collection = ...)]` with the indexes and shorthands of its fields and variants.
+    pub declaration: Option<Declaration>,
 }
 
 pub enum Body {
@@ -104,6 +109,15 @@ impl Field {
 }
 
 impl Container {
+    /// The path the generated code names the crate by: `::mongo_schema` unless
+    /// `#[mongo(crate = "...")]` says where a re-export is.
+    pub fn krate(&self) -> TokenStream {
+        match &self.mongo.krate {
+            Some(path) => quote!(#path),
+            None => quote!(::mongo_schema),
+        }
+    }
+
     pub fn from_ast(errors: &Errors, input: &syn::DeriveInput) -> Option<Container> {
         let cx = Ctxt::new();
         let private = syn::Ident::new("__private", Span::call_site());
@@ -114,7 +128,7 @@ impl Container {
         if serde_failed {
             return None;
         }
-        let mongo = attr::parse(errors, &input.attrs, Place::Container);
+        let mongo = attr::parse(errors, &input.attrs, Scope::Container);
         let attrs = &parsed.attrs;
         let tag = match attrs.tag() {
             serde_attr::TagType::External => Tag::External,
@@ -139,7 +153,11 @@ impl Container {
                     .collect(),
             ),
         };
+        let mut mongo = mongo;
+        let mut body = body;
+        let declaration = Declaration::from_parts(&mut mongo, &tag, &mut body);
         Some(Container {
+            declaration,
             ident: input.ident.clone(),
             generics: input.generics.clone(),
             body,
@@ -196,7 +214,7 @@ impl Variant {
             other: v.attrs.other(),
             untagged: v.attrs.untagged(),
             custom_with: v.attrs.serialize_with().is_some() || v.attrs.deserialize_with().is_some(),
-            mongo: attr::parse(errors, &v.original.attrs, Place::Variant),
+            mongo: attr::parse(errors, &v.original.attrs, Scope::Variant),
             doc: attr::doc_comment(&v.original.attrs),
         }
     }
@@ -216,7 +234,7 @@ impl Field {
             has_default: !f.attrs.default().is_none(),
             flatten: f.attrs.flatten(),
             with: classify_with(f.attrs.serialize_with(), f.attrs.deserialize_with()),
-            mongo: attr::parse(errors, &f.original.attrs, Place::Field),
+            mongo: attr::parse(errors, &f.original.attrs, Scope::Field),
             doc: attr::doc_comment(&f.original.attrs),
             span: f.original.span(),
         }
@@ -391,5 +409,94 @@ pub fn is_option(ty: &syn::Type) -> bool {
         syn::Type::Group(g) => is_option(&g.elem),
         syn::Type::Paren(p) => is_option(&p.elem),
         _ => false,
+    }
+}
+
+/// One collection root's declaration: the type's `#[mongo(collection = ...)]` keys with the
+/// indexes and shorthands its fields and variants add.
+pub struct Declaration {
+    pub name: syn::LitStr,
+    /// The `collection` key: what type-wide problems point at.
+    pub at: Span,
+    pub no_validator: bool,
+    pub validation_level: Option<String>,
+    pub validation_action: Option<String>,
+    pub indexes: Vec<IndexDecl>,
+    pub text_fields: Vec<(KeyPath, i64)>,
+    pub shard_key: Option<ShardKeyDecl>,
+    pub timeseries: Option<TimeseriesDecl>,
+    pub expire_after_seconds: Option<i64>,
+    pub capped: Option<CappedDecl>,
+    pub clustered_index: bool,
+    pub collation: Option<String>,
+    pub change_stream_pre_and_post_images: bool,
+    pub version: Option<VersionDecl>,
+    pub queries: Vec<QueryDecl>,
+    pub unbounded: Vec<KeyPath>,
+}
+
+impl Declaration {
+    /// Moves the declaration's parts out of the attributes of the type, its fields and its
+    /// variants; `None` without `collection` (the shorthands stay for `check` to report).
+    fn from_parts(mongo: &mut MongoAttrs, tag: &Tag, body: &mut Body) -> Option<Declaration> {
+        let (name, at) = mongo.declaration.collection.take()?;
+        let own = std::mem::take(&mut mongo.declaration);
+        let mut decl = Declaration {
+            name,
+            at,
+            no_validator: own.validator == Some(false),
+            validation_level: own.validation_level,
+            validation_action: own.validation_action,
+            indexes: own.indexes,
+            text_fields: Vec::new(),
+            shard_key: own.shard_key,
+            timeseries: own.timeseries,
+            expire_after_seconds: own.expire_after_seconds,
+            capped: own.capped,
+            clustered_index: own.clustered_index,
+            collation: own.collation,
+            change_stream_pre_and_post_images: own.change_stream_pre_and_post_images,
+            version: own.version,
+            queries: own.queries,
+            unbounded: Vec::new(),
+        };
+        match body {
+            Body::Struct(_, fields) => {
+                for f in fields {
+                    let syn::Member::Named(ident) = &f.member else {
+                        continue;
+                    };
+                    let path = |span| KeyPath {
+                        text: ident.to_string(),
+                        first: Some(ident.clone()),
+                        span,
+                    };
+                    let parts = &mut f.mongo.declaration;
+                    if let Some(index) = parts.field_index.take() {
+                        let mut options = index.options;
+                        options.keys.push((path(index.span), index.kind));
+                        decl.indexes.push(options);
+                    }
+                    if let Some((weight, span)) = parts.text.take() {
+                        decl.text_fields.push((path(span), weight));
+                    }
+                    if let Some(span) = parts.unbounded.take() {
+                        decl.unbounded.push(path(span));
+                    }
+                }
+            }
+            Body::Enum(variants) => {
+                for v in variants {
+                    for mut index in std::mem::take(&mut v.mongo.declaration.indexes) {
+                        // `check` refuses a variant index on an enum not internally tagged.
+                        if let Tag::Internal(tag) = tag {
+                            index.variant = Some((tag.clone(), v.ser_name.clone()));
+                        }
+                        decl.indexes.push(index);
+                    }
+                }
+            }
+        }
+        Some(decl)
     }
 }

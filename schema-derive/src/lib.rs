@@ -26,7 +26,8 @@
 //! `min_items`, `max_items`, `unique_items`, `bson_type = "a, b"`, `schema_with = path`
 //! (`fn(&mut SchemaGenerator) -> JsonSchema`), `title`, `description`, `exact`.
 //! Container: `title`, `description`, `exact`, `recursion_depth = N`, `bound = "T: ..."`,
-//! `schema_as = "Type"`, `schema_with = path`. Variant: `title`, `description`.
+//! `schema_as = "Type"`, `schema_with = path`, `crate = "path"` (where the crate is reachable
+//! when it is re-exported). Variant: `title`, `description`.
 //! `bson_type` and `schema_with` replace the field's whole schema (list `null` yourself for an
 //! `Option`). Doc comments become `description`. Bounds apply to the content of an `Option`; a key on a
 //! type with no such notion (`minimum` on a `String`) is a compile error. Reserved for the
@@ -45,10 +46,15 @@
 //! - A `#[serde(other)]` variant's tag: a variant literally renamed to a name starting with
 //!   `!` is not supported.
 
+//!
+//! # Stages
+//! `attr` (one key table, one value reader) -> `ast` (serde's view joined with the keys) ->
+//! `check` (rules across keys and fields) -> `expand` (the impls); `fallback` stubs the impls
+//! beside errors. Each module imports only the ones before it.
+
 mod ast;
 mod attr;
 mod check;
-mod collection;
 mod errors;
 mod expand;
 mod fallback;
@@ -59,5 +65,24 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(MongoSchema, attributes(mongo))]
 pub fn derive_mongo_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    expand::derive(&input).into()
+    derive(&input).into()
+}
+
+/// Reads, checks and expands one input; every problem is reported together, beside stubs.
+fn derive(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
+    let errors = errors::Errors::new();
+    let container = ast::Container::from_ast(&errors, input);
+    if let Some(c) = &container {
+        check::container(&errors, c);
+    }
+    match (errors.finish(), container) {
+        (Ok(()), Some(c)) => expand::derive(&c),
+        // serde's own derive reports what it refused.
+        (Ok(()), None) => fallback::stubs(input),
+        (Err(e), _) => {
+            let mut out = e.to_compile_error();
+            out.extend(fallback::stubs(input));
+            out
+        }
+    }
 }

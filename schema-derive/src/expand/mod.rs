@@ -1,43 +1,26 @@
-//! Codegen: one `impl MongoSchema` inside `const _: () = { ... };`, one builder call per field
-//! or variant into `mongo_schema::generate::derive_support`.
+//! Codegen, the last stage: one `impl MongoSchema` inside `const _: () = { ... };`, one builder
+//! call per field or variant into `derive_support`, and the collection declaration's impls
+//! (`declaration.rs`). Generated code names the crate only through `<crate>::__private`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 
-use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
-use crate::errors::Errors;
-use crate::{check, collection, fallback};
+mod declaration;
 
-pub fn derive(input: &syn::DeriveInput) -> TokenStream {
-    let errors = Errors::new();
-    let container = Container::from_ast(&errors, input);
-    let mut declaration = None;
-    if let Some(c) = &container {
-        check::container(&errors, c);
-        declaration = collection::Declaration::from_ast(&errors, input, c);
+use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
+
+/// The impls of a checked container: `MongoSchema`, and `Collection` when it declares one.
+pub fn derive(c: &Container) -> TokenStream {
+    let mut out = schema_impl(c);
+    if let Some(d) = &c.declaration {
+        out.extend(declaration::expand(c, d));
     }
-    match (errors.finish(), container) {
-        (Ok(()), Some(c)) => {
-            let mut out = expand(&c);
-            if let Some(d) = &declaration {
-                out.extend(d.expand(&c));
-            }
-            out
-        }
-        (Ok(()), None) => fallback::stub(input),
-        (Err(e), _) => {
-            let mut out = e.to_compile_error();
-            out.extend(fallback::stub(input));
-            if collection::is_declared(input) {
-                out.extend(collection::stub(input));
-            }
-            out
-        }
-    }
+    out
 }
 
-fn expand(c: &Container) -> TokenStream {
+fn schema_impl(c: &Container) -> TokenStream {
     let ident = &c.ident;
+    let krate = c.krate();
     let mut generics = c.generics.clone();
     match &c.mongo.bound {
         Some(predicates) => generics
@@ -50,7 +33,7 @@ fn expand(c: &Container) -> TokenStream {
             for p in params {
                 clause
                     .predicates
-                    .push(syn::parse_quote!(#p: ::mongo_schema::MongoSchema));
+                    .push(syn::parse_quote!(#p: __mp::MongoSchema));
             }
         }
     }
@@ -72,9 +55,10 @@ fn expand(c: &Container) -> TokenStream {
     let key_impls = string_enum_impls(c);
     quote! {
         const _: () = {
-            use ::mongo_schema::generate::derive_support as __ms;
+            use #krate::__private as __mp;
+            use __mp::derive_support as __ms;
             #[automatically_derived]
-            impl #impl_generics ::mongo_schema::MongoSchema for #ident #ty_generics #where_clause {
+            impl #impl_generics __mp::MongoSchema for #ident #ty_generics #where_clause {
                 #extra
                 fn json_schema(__g: &mut __ms::SchemaGenerator) -> __ms::JsonSchema {
                     #schema

@@ -1,5 +1,8 @@
-//! Rules that span several fields or attributes; each problem is recorded once, at the token
-//! to change, with the way out.
+//! Rules that span several fields or attributes, the stage between `ast` and `expand`; each
+//! problem is recorded once, at the token to change, with the way out. The collection
+//! declaration's rules are in `declaration.rs`.
+
+mod declaration;
 
 use quote::ToTokens;
 
@@ -9,6 +12,7 @@ use crate::errors::Errors;
 
 pub fn container(errors: &Errors, c: &Container) {
     conversions(errors, c);
+    declaration::container(errors, c);
     match &c.body {
         Body::Struct(_, fields) => fields
             .iter()

@@ -106,6 +106,42 @@ impl Field {
     pub fn has_deserialize_with(&self) -> bool {
         !matches!(self.with, With::Native)
     }
+
+    /// The type whose `MongoSchema` impl the generated code names for this field: the
+    /// `schema_as` type when one is given, none when `bson_type` or `schema_with` states the
+    /// schema (a foreign type needs no impl), `()` for
+    /// a `PhantomData` (serde writes it as a unit, which bson stores as `null`).
+    pub fn schema_type(&self) -> Option<syn::Type> {
+        if let Some(ty) = &self.mongo.schema_as {
+            return Some(ty.clone());
+        }
+        if self.mongo.bson_type.is_some() || self.mongo.schema_with.is_some() {
+            return None;
+        }
+        if is_phantom(&self.ty) {
+            return Some(syn::parse_quote!(()));
+        }
+        Some(self.ty.clone())
+    }
+
+    /// Whether serde never reads nor writes the field: nothing of its type is named.
+    pub fn is_skipped(&self) -> bool {
+        self.skip_serializing && self.skip_deserializing
+    }
+}
+
+/// Whether a type is written `PhantomData<...>`.
+pub fn is_phantom(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(tp) if tp.qself.is_none() => tp
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "PhantomData"),
+        syn::Type::Group(g) => is_phantom(&g.elem),
+        syn::Type::Paren(p) => is_phantom(&p.elem),
+        _ => false,
+    }
 }
 
 impl Container {

@@ -72,6 +72,8 @@ pub enum Kind {
     Flag,
     /// `key = path::to::function` or `key = "path::to::function"`
     Path,
+    /// `key = Type` or `key = "Type"`
+    Type,
     /// `key = r#"{"a": 1}"#`: a JSON object, checked at compile time.
     Json,
     /// `key(a, b.c = -1, "meta.$**", loc = "2dsphere")`
@@ -136,14 +138,14 @@ pub const KEYS: &[Key] = &[
     key("min_items", F, Kind::Count, "min_items = 10"),
     key("max_items", F, Kind::Count, "max_items = 10"),
     key("unique_items", F, Kind::Flag, "unique_items"),
-    key("bson_type", F, Kind::Str, "bson_type = \"string\""),
+    key("bson_type", V | F, Kind::Str, "bson_type = \"string\""),
     key(
         "schema_with",
         C | F,
         Kind::Path,
         "schema_with = my_module::my_schema",
     ),
-    key("schema_as", C, Kind::Str, "schema_as = \"String\""),
+    key("schema_as", C | F, Kind::Type, "schema_as = String"),
     key("title", C | V | F, Kind::Str, "title = \"...\""),
     key("description", C | V | F, Kind::Str, "description = \"...\""),
     key("exact", C | F, Kind::Flag, "exact"),

@@ -86,13 +86,7 @@ impl MongoAttrs {
             ("bson_type", Value::Str(s)) => self.bson_type = bson_types(errors, &s),
             ("schema_with", Value::Path(p)) => self.schema_with = Some(p),
             ("crate", Value::Path(p)) => self.krate = Some(p.path),
-            ("schema_as", Value::Str(s)) => match s.parse::<syn::Type>() {
-                Ok(ty) => self.schema_as = Some(ty),
-                Err(_) => errors.spanned(
-                    &s,
-                    "`schema_as` expects a type in a string, e.g. `schema_as = \"String\"`",
-                ),
-            },
+            ("schema_as", Value::Type(ty)) => self.schema_as = Some(ty),
             ("bound", Value::Str(s)) => {
                 let parsed = s.parse_with(
                     syn::punctuated::Punctuated::<syn::WherePredicate, syn::Token![,]>::parse_terminated,

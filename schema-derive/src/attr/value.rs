@@ -166,6 +166,7 @@ pub enum Value {
     Str(LitStr),
     Flag(bool),
     Path(syn::ExprPath),
+    Type(syn::Type),
     /// A JSON object, checked.
     Json(String),
     Keys(Vec<(KeyPath, KeyKind)>),
@@ -187,6 +188,7 @@ pub fn read(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &'static Key) -> O
         Kind::Str => Value::Str(string(errors, meta, key)?),
         Kind::Flag => Value::Flag(flag(errors, meta, key)?),
         Kind::Path => Value::Path(path(errors, meta, key)?),
+        Kind::Type => Value::Type(type_value(errors, meta, key)?),
         Kind::Json => Value::Json(json_object(errors, meta, key)?),
         Kind::Keys => Value::Keys(parenthesized(errors, meta, key, keys)?),
         Kind::KeyPath => Value::KeyPath(key_path_value(errors, meta, key)?),
@@ -438,6 +440,36 @@ fn path(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<syn::E
         format!("`{}` expects {what}, e.g. `{}`", key.name, key.example),
     );
     None
+}
+
+/// `= Type` or `= "Type"`.
+fn type_value(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<syn::Type> {
+    let Ok(stream) = meta.value() else {
+        errors.at(
+            meta.path.span(),
+            format!("`{}` needs a value, e.g. `{}`", key.name, key.example),
+        );
+        skip(meta);
+        return None;
+    };
+    let parsed = if stream.peek(LitStr) {
+        stream.parse::<LitStr>().and_then(|s| {
+            s.parse::<syn::Type>()
+                .map_err(|_| syn::Error::new(s.span(), ""))
+        })
+    } else {
+        stream.parse::<syn::Type>()
+    };
+    match parsed {
+        Ok(ty) => Some(ty),
+        Err(e) => {
+            errors.at(
+                e.span(),
+                format!("`{}` expects a type, e.g. `{}`", key.name, key.example),
+            );
+            None
+        }
+    }
 }
 
 /// A JSON object in a string, checked now so a bad filter never reaches a database.

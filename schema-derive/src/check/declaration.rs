@@ -1,7 +1,9 @@
 //! The collection declaration against the server's rules, each refusal at the key to change:
 //! what `create`, `createIndexes` or `shardCollection` would fail with, found at compile time.
 
-use crate::ast::{Body, Container, Declaration, Tag};
+use quote::ToTokens as _;
+
+use crate::ast::{Body, Container, Declaration, Field, Style, Tag};
 use crate::attr::{IndexDecl, KeyKind};
 use crate::errors::Errors;
 
@@ -73,7 +75,124 @@ fn shorthands(errors: &Errors, c: &Container) {
     }
 }
 
+/// The server adds `_id` to every document it stores: a collection root must read it back.
+/// What serde does with a key the type does not name: a struct ignores it unless
+/// `deny_unknown_fields`; a flattened map or an internally tagged newtype over a map reads it
+/// into the map (so its values must read an ObjectId); an externally tagged enum is a
+/// one-key document and refuses a second key; an adjacently tagged one ignores it unless
+/// `deny_unknown_fields`.
+fn reads_id(errors: &Errors, c: &Container, d: &Declaration) {
+    let add_id = "add an `_id` field, e.g. `#[serde(rename = \"_id\")] id: bson::oid::ObjectId`";
+    match (&c.body, &c.tag) {
+        (Body::Struct(Style::Struct, fields), _) => {
+            if let Some(problem) = fields_refuse_id(fields, c.deny_unknown_fields) {
+                errors.at(d.at, format!("{problem}; {add_id}"));
+            }
+        }
+        (Body::Enum(_), Tag::External) => errors.at(
+            d.at,
+            "an externally tagged enum is stored as a one-key document ({\"Variant\": ...}) and \
+             cannot read the `_id` the server adds beside its tag; make it internally tagged \
+             with #[serde(tag = \"type\")]",
+        ),
+        (Body::Enum(_), Tag::Adjacent(..)) if c.deny_unknown_fields => errors.at(
+            d.at,
+            "with #[serde(deny_unknown_fields)] an adjacently tagged enum cannot read the `_id` \
+             the server adds beside its tag and content; remove deny_unknown_fields, or make \
+             it internally tagged with #[serde(tag = \"type\")] and give each variant an \
+             `_id` field",
+        ),
+        (Body::Enum(variants), Tag::Internal(_) | Tag::Untagged) => {
+            for v in variants.iter().filter(|v| !v.skip_deserializing) {
+                let problem = match v.style {
+                    Style::Struct => fields_refuse_id(&v.fields, c.deny_unknown_fields),
+                    Style::Newtype => map_refusing_id(&v.fields[0].ty).then(|| {
+                        "its content, a map, reads every other field, and the `_id` the server \
+                         adds is an ObjectId its values cannot read"
+                            .to_owned()
+                    }),
+                    _ => None,
+                };
+                if let Some(problem) = problem {
+                    let fix = if v.style == Style::Newtype {
+                        "make it a struct variant with an `_id` field beside the map \
+                         (#[serde(flatten)])"
+                    } else {
+                        add_id
+                    };
+                    errors.at(d.at, format!("variant `{}`: {problem}; {fix}", v.ident));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why a document with the server's `_id` cannot be read into these fields, if it cannot.
+fn fields_refuse_id(fields: &[Field], deny_unknown: bool) -> Option<String> {
+    let has_id = fields
+        .iter()
+        .any(|f| !f.skip_deserializing && !f.flatten && f.read_names.iter().any(|n| n == "_id"));
+    if has_id {
+        return None;
+    }
+    if deny_unknown {
+        return Some(
+            "with #[serde(deny_unknown_fields)] this type cannot read the `_id` the server adds \
+             to every document"
+                .to_owned(),
+        );
+    }
+    let map = fields
+        .iter()
+        .find(|f| f.flatten && !f.skip_deserializing && map_refusing_id(&f.ty))?;
+    Some(format!(
+        "the flattened map `{}` reads every field not named here, and the `_id` the server adds \
+         is an ObjectId its values cannot read",
+        map.member.to_token_stream()
+    ))
+}
+
+/// Whether `ty` is written as a map (`HashMap`, `BTreeMap`, `IndexMap`, `Map`, also inside an
+/// `Option`) whose values cannot read an ObjectId: only `Bson`, `RawBson` and JSON `Value`
+/// (which reads it as `{"$oid": ...}`) can.
+fn map_refusing_id(ty: &syn::Type) -> bool {
+    let syn::Type::Path(tp) = ty else {
+        return false;
+    };
+    let Some(last) = tp.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let types: Vec<&syn::Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    if last.ident == "Option" {
+        return types.first().is_some_and(|t| map_refusing_id(t));
+    }
+    if !["HashMap", "BTreeMap", "IndexMap", "Map"].contains(&last.ident.to_string().as_str()) {
+        return false;
+    }
+    let Some(syn::Type::Path(value)) = types.get(1) else {
+        return false;
+    };
+    let reads_any = value
+        .path
+        .segments
+        .last()
+        .is_some_and(|s| ["Bson", "RawBson", "Value"].contains(&s.ident.to_string().as_str()));
+    !reads_any
+}
+
 fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
+    reads_id(errors, c, d);
     let at = d.at;
     let name = d.name.value();
     if name.is_empty() || name.contains('$') || name.starts_with("system.") {

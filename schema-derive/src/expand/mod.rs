@@ -8,6 +8,7 @@ use quote::{ToTokens, quote, quote_spanned};
 mod declaration;
 
 use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
+use crate::attr::MongoAttrs;
 
 /// The impls of a checked container: `MongoSchema`, and `Collection` when it declares one.
 pub fn derive(c: &Container) -> TokenStream {
@@ -28,7 +29,7 @@ fn schema_impl(c: &Container) -> TokenStream {
             .predicates
             .extend(predicates.iter().cloned()),
         None => {
-            let params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+            let params = bounded_params(c);
             let clause = generics.make_where_clause();
             for p in params {
                 clause
@@ -67,6 +68,55 @@ fn schema_impl(c: &Container) -> TokenStream {
             #key_impls
         };
     }
+}
+
+/// The type parameters the generated code needs a `MongoSchema` impl of, as serde bounds
+/// only the parameters of fields it (de)serializes: those in a type whose impl is named, not
+/// those of a skipped field, a `PhantomData`, or a field or variant whose schema is stated.
+fn bounded_params(c: &Container) -> Vec<syn::Ident> {
+    let params: Vec<syn::Ident> = c.generics.type_params().map(|p| p.ident.clone()).collect();
+    let mut types: Vec<syn::Type> = Vec::new();
+    if c.mongo.schema_with.is_some() {
+        return Vec::new();
+    }
+    if let Some(ty) = c
+        .mongo
+        .schema_as
+        .as_ref()
+        .or(c.from.as_ref())
+        .or(c.into.as_ref())
+    {
+        types.push(ty.clone());
+    } else {
+        let fields: Vec<&Field> = match &c.body {
+            Body::Struct(_, fields) => fields.iter().collect(),
+            Body::Enum(variants) => variants
+                .iter()
+                .filter(|v| {
+                    stated(&v.mongo).is_none() && !(v.skip_serializing && v.skip_deserializing)
+                })
+                .flat_map(|v| v.fields.iter())
+                .collect(),
+        };
+        types.extend(
+            fields
+                .into_iter()
+                .filter(|f| !f.is_skipped())
+                .filter_map(Field::schema_type),
+        );
+    }
+    params
+        .into_iter()
+        .filter(|p| types.iter().any(|ty| names_ident(ty.to_token_stream(), p)))
+        .collect()
+}
+
+fn names_ident(tokens: TokenStream, ident: &syn::Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => names_ident(g.stream(), ident),
+        _ => false,
+    })
 }
 
 /// A unit-only, externally tagged enum is stored as a string: it can key a map (its names
@@ -131,7 +181,10 @@ fn extra_items(c: &Container, use_const: bool) -> TokenStream {
         let Some(f) = fields.iter().find(|f| !f.skip_serializing) else {
             return TokenStream::new();
         };
-        let ty = &f.ty;
+        // A stated schema says nothing of paths below the field: the default (no fields) holds.
+        let Some(ty) = f.schema_type() else {
+            return TokenStream::new();
+        };
         let absent = if c.transparent {
             quote!(const MAY_BE_ABSENT: bool = <#ty as __ms::MongoSchema>::MAY_BE_ABSENT;)
         } else {
@@ -158,14 +211,26 @@ fn path_entry(f: &Field) -> TokenStream {
         syn::Member::Named(i) => i.to_string().trim_start_matches("r#").to_owned(),
         syn::Member::Unnamed(i) => i.index.to_string(),
     };
-    let ty = &f.ty;
     let stored = if f.flatten {
         quote!(::core::option::Option::None)
     } else {
         let s = &f.ser_name;
         quote!(::core::option::Option::Some(#s))
     };
-    quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
+    let resolve = match f.schema_type() {
+        Some(ty) => quote!(<#ty as __ms::MongoSchema>::field_path as __ms::PathFn),
+        // A stated schema has no fields to name: only the path ending at the field resolves.
+        None => {
+            let ty = &f.ty;
+            quote!((|__p: &[&str]| match __p.first() {
+                ::core::option::Option::None => ::core::result::Result::Ok(::std::vec::Vec::new()),
+                ::core::option::Option::Some(__s) => ::core::result::Result::Err(
+                    __ms::PathError::for_type(::core::any::type_name::<#ty>(), __p, __s, &[]),
+                ),
+            }) as __ms::PathFn)
+        }
+    };
+    quote!((#rust, #stored, #resolve))
 }
 
 fn path_table(entries: &[TokenStream], use_const: bool) -> TokenStream {
@@ -204,7 +269,7 @@ fn enum_field_path(c: &Container, variants: &[Variant], use_const: bool) -> Toke
             continue;
         }
         match v.style {
-            Style::Struct => {
+            Style::Struct if stated(&v.mongo).is_none() => {
                 for f in v.fields.iter().filter(|f| !f.skip_serializing) {
                     let name = f.member.to_token_stream().to_string();
                     if !seen.contains(&name) {
@@ -213,9 +278,10 @@ fn enum_field_path(c: &Container, variants: &[Variant], use_const: bool) -> Toke
                     }
                 }
             }
-            Style::Newtype => {
-                let ty = &v.fields[0].ty;
-                entries.push(quote!(("", ::core::option::Option::None, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn)));
+            Style::Newtype if stated(&v.mongo).is_none() => {
+                if let Some(ty) = v.fields[0].schema_type() {
+                    entries.push(quote!(("", ::core::option::Option::None, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn)));
+                }
             }
             _ => {}
         }
@@ -258,11 +324,18 @@ fn content(style: Style, fields: &[Field], closed: bool, container_default: bool
         Style::Unit => quote!(__ms::null()),
         Style::Newtype => field_schema(&fields[0]),
         Style::Tuple => {
-            let elements = fields
-                .iter()
-                .filter(|f| !f.skip_serializing)
-                .map(field_schema);
-            quote!(__ms::tuple(::std::vec![#(#elements),*]))
+            let written: Vec<&Field> = fields.iter().filter(|f| !f.skip_serializing).collect();
+            let elements = written.iter().map(|f| field_schema(f));
+            let tuple = quote!(__ms::tuple(::std::vec![#(#elements),*]));
+            // `check` allows `skip_serializing_if` only on the last elements: the array may end
+            // before them.
+            match written.iter().position(|f| f.skip_serializing_if) {
+                Some(always) => {
+                    let always = always as u64;
+                    quote!({ let mut __s = #tuple; __s.min_items = ::core::option::Option::Some(#always); __s })
+                }
+                None => tuple,
+            }
         }
         Style::Struct => {
             let spec = object_spec(fields, closed, container_default);
@@ -277,7 +350,7 @@ fn field_spec(f: &Field, container_default: bool) -> TokenStream {
         return TokenStream::new();
     }
     let ty = &f.ty;
-    let schema = if is_plain(f) {
+    let schema = if let (true, Some(ty)) = (is_plain(f), f.schema_type()) {
         quote!(<#ty as __ms::MongoSchema>::json_schema)
     } else {
         let body = field_schema(f);
@@ -296,8 +369,12 @@ fn field_spec(f: &Field, container_default: bool) -> TokenStream {
     } else if f.has_deserialize_with() {
         // serde_derive's expr_is_missing: with deserialize_with a missing field is an error.
         quote!(true)
-    } else {
+    } else if let Some(ty) = f.schema_type() {
         quote!(!<#ty as __ms::MongoSchema>::MAY_BE_ABSENT)
+    } else {
+        // A stated schema, no impl to ask: serde reads a missing field only into an `Option`.
+        let required = !is_option(ty);
+        quote!(#required)
     };
     // Names the type reads; a field skipped when reading is only ever seen as written.
     let names: Vec<&String> = if f.skip_deserializing {
@@ -390,14 +467,11 @@ fn is_plain(f: &Field) -> bool {
 
 /// The schema of one field's stored value, with its `#[mongo]` keys applied.
 fn field_schema(f: &Field) -> TokenStream {
-    let ty = &f.ty;
     let m = &f.mongo;
     let native = matches!(f.with, With::Native) && m.schema_with.is_none() && m.bson_type.is_none();
-    let base = if let Some(path) = &m.schema_with {
-        quote!(#path(__g))
-    } else if let Some(types) = &m.bson_type {
-        let idents = types.value.iter().map(|t| bson_type_ident(t));
-        quote!(__ms::bson_types(&[#(__ms::BsonType::#idents),*]))
+    let ty = &f.schema_type().unwrap_or_else(|| f.ty.clone());
+    let base = if let Some(base) = stated(m) {
+        base
     } else {
         match &f.with {
             With::Helper(h, HelperShape::Plain) => quote!(__ms::helper(__g, #h)),
@@ -476,6 +550,16 @@ fn field_schema(f: &Field) -> TokenStream {
     }
 }
 
+/// The schema `bson_type` or `schema_with` states, if either is given.
+fn stated(m: &MongoAttrs) -> Option<TokenStream> {
+    if let Some(path) = &m.schema_with {
+        return Some(quote!(#path(__g)));
+    }
+    let types = m.bson_type.as_ref()?;
+    let idents = types.value.iter().map(|t| bson_type_ident(t));
+    Some(quote!(__ms::bson_types(&[#(__ms::BsonType::#idents),*])))
+}
+
 fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
     tokens
         .to_token_stream()
@@ -523,6 +607,10 @@ fn bson_type_ident(alias: &str) -> syn::Ident {
 
 /// The content of a data variant, or `None` for a unit variant.
 fn variant_content(c: &Container, v: &Variant) -> Option<TokenStream> {
+    // A variant's own `with` writes what its `bson_type`/`schema_with` states.
+    if let Some(base) = stated(&v.mongo) {
+        return Some(base);
+    }
     match v.style {
         Style::Unit => None,
         style => Some(content(

@@ -361,8 +361,14 @@ fn index(errors: &Errors, index: &IndexDecl) {
             "weights apply to text indexes only: give a key = \"text\"",
         );
     }
-    for (path, weight) in &index.weights {
+    for (i, (path, weight)) in index.weights.iter().enumerate() {
         text_weight(errors, path.span, *weight);
+        if index.weights[..i].iter().any(|(p, _)| p.text == path.text) {
+            errors.at(
+                path.span,
+                format!("`{}` is given twice; keep one", path.text),
+            );
+        }
     }
 }
 

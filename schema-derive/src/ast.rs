@@ -6,10 +6,7 @@ use quote::quote;
 use serde_derive_internals::{Ctxt, Derive, ast as serde_ast, attr as serde_attr};
 use syn::spanned::Spanned;
 
-use crate::attr::{
-    self, CappedDecl, IndexDecl, KeyPath, MongoAttrs, QueryDecl, Scope, ShardKeyDecl,
-    TimeseriesDecl, VersionDecl,
-};
+use crate::attr::{self, CollectionAttrs, KeyPath, MongoAttrs, Scope};
 use crate::errors::Errors;
 
 pub struct Container {
@@ -145,13 +142,9 @@ pub fn is_phantom(ty: &syn::Type) -> bool {
 }
 
 impl Container {
-    /// The path the generated code names the crate by: `::mongo_schema` unless
-    /// `#[mongo(crate = "...")]` says where a re-export is.
+    /// The path the generated code names the crate by.
     pub fn krate(&self) -> TokenStream {
-        match &self.mongo.krate {
-            Some(path) => quote!(#path),
-            None => quote!(::mongo_schema),
-        }
+        self.mongo.crate_path()
     }
 
     pub fn from_ast(errors: &Errors, input: &syn::DeriveInput) -> Option<Container> {
@@ -454,20 +447,9 @@ pub struct Declaration {
     pub name: syn::LitStr,
     /// The `collection` key: what type-wide problems point at.
     pub at: Span,
-    pub no_validator: bool,
-    pub validation_level: Option<String>,
-    pub validation_action: Option<String>,
-    pub indexes: Vec<IndexDecl>,
+    /// The type's keys, with the indexes of its fields and variants after its own.
+    pub options: CollectionAttrs,
     pub text_fields: Vec<(KeyPath, i64)>,
-    pub shard_key: Option<ShardKeyDecl>,
-    pub timeseries: Option<TimeseriesDecl>,
-    pub expire_after_seconds: Option<i64>,
-    pub capped: Option<CappedDecl>,
-    pub clustered_index: bool,
-    pub collation: Option<String>,
-    pub change_stream_pre_and_post_images: bool,
-    pub version: Option<VersionDecl>,
-    pub queries: Vec<QueryDecl>,
     pub unbounded: Vec<KeyPath>,
 }
 
@@ -476,24 +458,12 @@ impl Declaration {
     /// variants; `None` without `collection` (the shorthands stay for `check` to report).
     fn from_parts(mongo: &mut MongoAttrs, tag: &Tag, body: &mut Body) -> Option<Declaration> {
         let (name, at) = mongo.declaration.collection.take()?;
-        let own = std::mem::take(&mut mongo.declaration);
+        let options = std::mem::take(&mut mongo.declaration).options;
         let mut decl = Declaration {
             name,
             at,
-            no_validator: own.validator == Some(false),
-            validation_level: own.validation_level,
-            validation_action: own.validation_action,
-            indexes: own.indexes,
+            options,
             text_fields: Vec::new(),
-            shard_key: own.shard_key,
-            timeseries: own.timeseries,
-            expire_after_seconds: own.expire_after_seconds,
-            capped: own.capped,
-            clustered_index: own.clustered_index,
-            collation: own.collation,
-            change_stream_pre_and_post_images: own.change_stream_pre_and_post_images,
-            version: own.version,
-            queries: own.queries,
             unbounded: Vec::new(),
         };
         match body {
@@ -511,7 +481,7 @@ impl Declaration {
                     if let Some(index) = parts.field_index.take() {
                         let mut options = index.options;
                         options.keys.push((path(index.span), index.kind));
-                        decl.indexes.push(options);
+                        decl.options.indexes.push(options);
                     }
                     if let Some((weight, span)) = parts.text.take() {
                         decl.text_fields.push((path(span), weight));
@@ -523,12 +493,12 @@ impl Declaration {
             }
             Body::Enum(variants) => {
                 for v in variants {
-                    for mut index in std::mem::take(&mut v.mongo.declaration.indexes) {
+                    for mut index in std::mem::take(&mut v.mongo.declaration.options.indexes) {
                         // `check` refuses a variant index on an enum not internally tagged.
                         if let Tag::Internal(tag) = tag {
                             index.variant = Some((tag.clone(), v.ser_name.clone()));
                         }
-                        decl.indexes.push(index);
+                        decl.options.indexes.push(index);
                     }
                 }
             }

@@ -16,10 +16,7 @@ pub fn stubs(input: &syn::DeriveInput) -> TokenStream {
     let scratch = Errors::new();
     let mongo = attr::parse(&scratch, &input.attrs, Scope::Container);
     let _ = scratch.finish();
-    let krate = match &mongo.krate {
-        Some(path) => quote!(#path),
-        None => quote!(::mongo_schema),
-    };
+    let krate = mongo.crate_path();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let collection = mongo.declaration.collection.is_some().then(|| {

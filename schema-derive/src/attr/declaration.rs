@@ -141,14 +141,13 @@ pub struct FieldIndexAttrs {
     pub span: Span,
 }
 
-/// The declaration's keys written on one item.
+/// The declaration's keys on the type itself, `collection` aside.
 #[derive(Default)]
-pub struct DeclarationAttrs {
-    /// `collection = "name"`, with the key's span (what the type-wide errors point at).
-    pub collection: Option<(LitStr, Span)>,
+pub struct CollectionAttrs {
     pub validator: Option<bool>,
     pub validation_level: Option<String>,
     pub validation_action: Option<String>,
+    /// The type's indexes; `ast.rs` adds those of fields and variants after them.
     pub indexes: Vec<IndexDecl>,
     pub shard_key: Option<ShardKeyDecl>,
     pub timeseries: Option<TimeseriesDecl>,
@@ -159,6 +158,14 @@ pub struct DeclarationAttrs {
     pub change_stream_pre_and_post_images: bool,
     pub version: Option<VersionDecl>,
     pub queries: Vec<QueryDecl>,
+}
+
+/// The declaration's keys written on one item.
+#[derive(Default)]
+pub struct DeclarationAttrs {
+    /// `collection = "name"`, with the key's span (what the type-wide errors point at).
+    pub collection: Option<(LitStr, Span)>,
+    pub options: CollectionAttrs,
     pub field_index: Option<FieldIndexAttrs>,
     pub text: Option<(i64, Span)>,
     pub unbounded: Option<Span>,
@@ -188,9 +195,13 @@ impl DeclarationAttrs {
             let span = entry.span;
             match (entry.name(), entry.value) {
                 ("collection", Value::Str(s)) => out.collection = Some((s, span)),
-                ("validator", Value::Flag(b)) => out.validator = Some(b),
-                ("validation_level", Value::Str(s)) => out.validation_level = Some(s.value()),
-                ("validation_action", Value::Str(s)) => out.validation_action = Some(s.value()),
+                ("validator", Value::Flag(b)) => out.options.validator = Some(b),
+                ("validation_level", Value::Str(s)) => {
+                    out.options.validation_level = Some(s.value())
+                }
+                ("validation_action", Value::Str(s)) => {
+                    out.options.validation_action = Some(s.value())
+                }
                 ("index", Value::Nested(list)) => {
                     let index = IndexDecl::from_entries(span, list);
                     if index.keys.is_empty() {
@@ -199,24 +210,30 @@ impl DeclarationAttrs {
                             "index needs keys(...), e.g. index(keys(user_id, status, created_at = -1))",
                         );
                     } else {
-                        out.indexes.push(index);
+                        out.options.indexes.push(index);
                     }
                 }
-                ("shard_key", Value::Nested(list)) => out.shard_key = shard_key(errors, span, list),
+                ("shard_key", Value::Nested(list)) => {
+                    out.options.shard_key = shard_key(errors, span, list)
+                }
                 ("timeseries", Value::Nested(list)) => {
-                    out.timeseries = timeseries(errors, span, list);
+                    out.options.timeseries = timeseries(errors, span, list);
                 }
                 ("expire_after_seconds", Value::Count(n)) => {
-                    out.expire_after_seconds = Some(saturating(n));
+                    out.options.expire_after_seconds = Some(saturating(n));
                 }
-                ("capped", Value::Nested(list)) => out.capped = capped(errors, span, list),
-                ("clustered_index", Value::Flag(b)) => out.clustered_index = b,
-                ("collation", Value::Json(j)) => out.collation = Some(j),
+                ("capped", Value::Nested(list)) => out.options.capped = capped(errors, span, list),
+                ("clustered_index", Value::Flag(b)) => out.options.clustered_index = b,
+                ("collation", Value::Json(j)) => out.options.collation = Some(j),
                 ("change_stream_pre_and_post_images", Value::Flag(b)) => {
-                    out.change_stream_pre_and_post_images = b;
+                    out.options.change_stream_pre_and_post_images = b;
                 }
-                ("version", Value::Nested(list)) => out.version = version(errors, span, list),
-                ("query", Value::Nested(list)) => out.queries.extend(query(errors, span, list)),
+                ("version", Value::Nested(list)) => {
+                    out.options.version = version(errors, span, list)
+                }
+                ("query", Value::Nested(list)) => {
+                    out.options.queries.extend(query(errors, span, list))
+                }
                 ("text", Value::TextWeight(w)) => out.text = Some((w, span)),
                 ("unbounded", Value::Flag(b)) => out.unbounded = b.then_some(span),
                 ("index", Value::FieldIndex(shape)) => {

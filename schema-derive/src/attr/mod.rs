@@ -12,9 +12,7 @@ use syn::{Expr, ExprLit, Lit};
 
 use crate::errors::Errors;
 
-pub use declaration::{
-    CappedDecl, IndexDecl, QueryDecl, ShardKeyDecl, TimeseriesDecl, VersionDecl,
-};
+pub use declaration::{CappedDecl, CollectionAttrs, IndexDecl, ShardKeyDecl, TimeseriesDecl};
 pub use keys::Scope;
 pub use schema::{MongoAttrs, Spanned};
 pub use value::{KeyKind, KeyPath};

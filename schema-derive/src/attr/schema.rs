@@ -103,6 +103,15 @@ impl MongoAttrs {
         }
     }
 
+    /// The path generated code names the crate by: `::mongo_schema` unless
+    /// `#[mongo(crate = "...")]` says where a re-export is.
+    pub fn crate_path(&self) -> proc_macro2::TokenStream {
+        match &self.krate {
+            Some(path) => quote::quote!(#path),
+            None => quote::quote!(::mongo_schema),
+        }
+    }
+
     /// Whether any key constraining strings is set.
     pub fn has_text_keys(&self) -> Option<Span> {
         (self.min_length.as_ref().map(|s| s.span))

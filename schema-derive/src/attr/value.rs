@@ -354,31 +354,27 @@ fn number(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<Numb
 }
 
 fn count(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<u64> {
-    let value = expr(errors, meta, key)?;
-    if let Some(n) = int_literal(&value).and_then(|n| u64::try_from(n).ok()) {
-        return Some(n);
-    }
-    errors.spanned(
-        &value,
-        format!(
-            "`{}` expects a whole number of at least 0, e.g. `{}`",
-            key.name, key.example
-        ),
-    );
-    None
+    whole(errors, meta, key, "a whole number of at least 0")
 }
 
 fn integer(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<i64> {
+    whole(errors, meta, key, "a whole number")
+}
+
+/// An integer literal that fits `T`, else "`key` expects {what}".
+fn whole<T: TryFrom<i128>>(
+    errors: &Errors,
+    meta: &ParseNestedMeta<'_>,
+    key: &Key,
+    what: &str,
+) -> Option<T> {
     let value = expr(errors, meta, key)?;
-    if let Some(n) = int_literal(&value).and_then(|n| i64::try_from(n).ok()) {
+    if let Some(n) = int_literal(&value).and_then(|n| T::try_from(n).ok()) {
         return Some(n);
     }
     errors.spanned(
         &value,
-        format!(
-            "`{}` expects a whole number, e.g. `{}`",
-            key.name, key.example
-        ),
+        format!("`{}` expects {what}, e.g. `{}`", key.name, key.example),
     );
     None
 }

@@ -208,15 +208,15 @@ fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
              collection; declare the collection on a type alias's wrapper struct instead",
         );
     }
-    if let Some(ts) = &d.timeseries {
-        if d.validation_level.is_some() || d.validation_action.is_some() {
+    if let Some(ts) = &d.options.timeseries {
+        if d.options.validation_level.is_some() || d.options.validation_action.is_some() {
             errors.at(
                 at,
                 "time-series collections cannot have a validator (the server fails create \
                  with InvalidOptions, code 72): remove validation_level/validation_action",
             );
         }
-        if d.version.is_some() {
+        if d.options.version.is_some() {
             errors.at(
                 at,
                 "time-series collections cannot have a validator, so they cannot pin \
@@ -254,13 +254,13 @@ fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
             ),
         }
     }
-    if let Some(shard_key) = &d.shard_key {
+    if let Some(shard_key) = &d.options.shard_key {
         if shard_key.unique && shard_key.keys.iter().any(|(_, k)| *k == KeyKind::Hashed) {
             errors.at(shard_key.span, "a hashed shard key cannot be unique");
         }
     }
-    if let Some(version) = &d.version {
-        if d.no_validator {
+    if let Some(version) = &d.options.version {
+        if d.options.validator == Some(false) {
             errors.at(
                 at,
                 "version(...) builds the validator; it cannot be combined with validator = false",
@@ -285,14 +285,15 @@ fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
             }
         }
     }
-    d.indexes.iter().for_each(|i| index(errors, i));
+    d.options.indexes.iter().for_each(|i| index(errors, i));
     for (path, weight) in &d.text_fields {
         text_weight(errors, path.span, *weight);
     }
-    let text_indexes =
-        d.indexes.iter().filter(|i| i.is_text()).count() + usize::from(!d.text_fields.is_empty());
+    let text_indexes = d.options.indexes.iter().filter(|i| i.is_text()).count()
+        + usize::from(!d.text_fields.is_empty());
     if text_indexes > 1 {
         let span = d
+            .options
             .indexes
             .iter()
             .filter(|i| i.is_text())
@@ -306,7 +307,7 @@ fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
              index(keys(a = \"text\", b = \"text\"), weights(...)), or mark them #[mongo(text)]",
         );
     }
-    let count = 1 + d.indexes.len() + usize::from(!d.text_fields.is_empty());
+    let count = 1 + d.options.indexes.len() + usize::from(!d.text_fields.is_empty());
     if count > MAX_INDEXES {
         errors.at(
             at,

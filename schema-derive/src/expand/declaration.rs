@@ -24,9 +24,9 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let ident = &c.ident;
     let krate = c.krate();
     let name = d.name.value();
-    let validator = if d.no_validator || d.timeseries.is_some() {
+    let validator = if d.options.validator == Some(false) || d.options.timeseries.is_some() {
         quote!(__md::ValidatorSource::None)
-    } else if let Some(v) = &d.version {
+    } else if let Some(v) = &d.options.version {
         let field = &v.field;
         let current = v.current;
         let current_absent = v.absent == Some(current);
@@ -46,22 +46,22 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     } else {
         quote!(__md::ValidatorSource::Root)
     };
-    let level = opt_str(&d.validation_level);
-    let action = opt_str(&d.validation_action);
-    let indexes = d.indexes.iter().map(index_tokens);
+    let level = opt_str(&d.options.validation_level);
+    let action = opt_str(&d.options.validation_action);
+    let indexes = d.options.indexes.iter().map(index_tokens);
     let text_fields = d.text_fields.iter().map(|(p, w)| {
         let t = &p.text;
         let w = weight(*w);
         quote!((#t, #w))
     });
-    let shard_key = match &d.shard_key {
+    let shard_key = match &d.options.shard_key {
         Some(ShardKeyDecl { keys, unique, .. }) => {
             let keys = key_tokens(keys);
             quote!(::core::option::Option::Some((&[#(#keys),*], #unique)))
         }
         None => quote!(::core::option::Option::None),
     };
-    let timeseries = match &d.timeseries {
+    let timeseries = match &d.options.timeseries {
         Some(TimeseriesDecl {
             time,
             meta,
@@ -83,17 +83,17 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let expire = opt_i64(d.expire_after_seconds);
-    let capped = match &d.capped {
+    let expire = opt_i64(d.options.expire_after_seconds);
+    let capped = match &d.options.capped {
         Some(CappedDecl { size, max }) => {
             let max = opt_i64(*max);
             quote!(::core::option::Option::Some((#size, #max)))
         }
         None => quote!(::core::option::Option::None),
     };
-    let clustered = d.clustered_index;
-    let collation = opt_str(&d.collation);
-    let images = d.change_stream_pre_and_post_images;
+    let clustered = d.options.clustered_index;
+    let collation = opt_str(&d.options.collation);
+    let images = d.options.change_stream_pre_and_post_images;
     let unbounded = d.unbounded.iter().map(|p| &p.text);
     let path_checks = path_checks(c, d);
     let queries = queries_tokens(c, d);
@@ -151,19 +151,19 @@ fn path_checks(c: &Container, d: &Declaration) -> TokenStream {
     };
     let ident = &c.ident;
     let mut paths: Vec<&KeyPath> = Vec::new();
-    for index in &d.indexes {
+    for index in &d.options.indexes {
         paths.extend(index.keys.iter().map(|(p, _)| p));
         paths.extend(index.weights.iter().map(|(p, _)| p));
     }
     paths.extend(d.text_fields.iter().map(|(p, _)| p));
-    if let Some(shard_key) = &d.shard_key {
+    if let Some(shard_key) = &d.options.shard_key {
         paths.extend(shard_key.keys.iter().map(|(p, _)| p));
     }
-    if let Some(ts) = &d.timeseries {
+    if let Some(ts) = &d.options.timeseries {
         paths.push(&ts.time);
         paths.extend(&ts.meta);
     }
-    for q in &d.queries {
+    for q in &d.options.queries {
         paths.extend(&q.eq);
         paths.extend(q.sort.iter().map(|(p, _)| p));
         paths.extend(&q.range);
@@ -186,11 +186,11 @@ fn path_checks(c: &Container, d: &Declaration) -> TokenStream {
 
 fn queries_tokens(c: &Container, d: &Declaration) -> TokenStream {
     let ident = &c.ident;
-    if d.queries.is_empty() {
+    if d.options.queries.is_empty() {
         return TokenStream::new();
     }
     let name = d.name.value();
-    let queries = d.queries.iter().map(|q| {
+    let queries = d.options.queries.iter().map(|q| {
         let qname = &q.name;
         let eq = q.eq.iter().map(|p| {
             let t = &p.text;
@@ -239,7 +239,7 @@ fn queries_tokens(c: &Container, d: &Declaration) -> TokenStream {
 
 fn versioned_tokens(c: &Container, d: &Declaration) -> TokenStream {
     let ident = &c.ident;
-    let Some(v) = &d.version else {
+    let Some(v) = &d.options.version else {
         return TokenStream::new();
     };
     let field = &v.field;

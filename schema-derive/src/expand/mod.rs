@@ -652,6 +652,14 @@ fn tag_names(tagged: &[&Variant], v: &Variant) -> Vec<String> {
     known
 }
 
+/// `Some(tokens)` or `None` as generated code.
+fn optional(tokens: Option<TokenStream>) -> TokenStream {
+    match tokens {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
     // A variant never read cannot be in the schema; one never written is still readable.
     let live: Vec<&Variant> = variants.iter().filter(|v| !v.skip_deserializing).collect();
@@ -679,10 +687,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
         Tag::Internal(tag) => {
             for v in &tagged {
                 let names = tag_names(&tagged, v);
-                let content = match variant_content(c, v) {
-                    Some(t) => quote!(::core::option::Option::Some(#t)),
-                    None => quote!(::core::option::Option::None),
-                };
+                let content = optional(variant_content(c, v));
                 branches.push(with_doc(
                     v,
                     quote!(__ms::internal(#tag, &[#(#names),*], #content)),
@@ -693,10 +698,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
             let closed = c.deny_unknown_fields;
             for v in &tagged {
                 let names = tag_names(&tagged, v);
-                let content = match variant_content(c, v) {
-                    Some(t) => quote!(::core::option::Option::Some(#t)),
-                    None => quote!(::core::option::Option::None),
-                };
+                let content = optional(variant_content(c, v));
                 branches.push(with_doc(
                     v,
                     quote!(__ms::adjacent(#tag, #content_key, &[#(#names),*], #content, #closed)),

@@ -1,5 +1,5 @@
 //! `#[mongo(...)]` attributes into typed values, the derive's first stage: one key table
-//! ([`KEYS`]) and one value reader (`value.rs`) serve the schema keys and the collection
+//! (`keys.rs`) and one value reader (`value.rs`) serve the schema keys and the collection
 //! declaration alike, so a misspelled, misplaced or repeated key is reported the same way
 //! everywhere. Nothing here knows serde's view of the type; `ast.rs` joins the two.
 

@@ -45,12 +45,6 @@ use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstra
 ///     bson::doc! { "bsonType": ["int", "long", "null"], "minimum": 0, "maximum": 255 },
 /// );
 /// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no `$jsonSchema`: it does not implement `MongoSchema`",
-    label = "no schema for `{Self}`",
-    note = "derive it with `#[derive(MongoSchema)]` if the type is yours",
-    note = "otherwise state the stored form on the field: `#[mongo(bson_type = \"string\")]`, or `#[mongo(schema_as = T)]` with a type `T` that serde writes the same way"
-)]
 pub trait MongoSchema {
     /// Whether serde reads this type from a missing field, as it reads `Option` as `None`.
     ///

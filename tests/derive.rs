@@ -368,8 +368,10 @@ fn pairs_schema(g: &mut mongo_schema::SchemaGenerator) -> mongo_schema::JsonSche
     <Vec<(i32, String)>>::json_schema(g)
 }
 
-/// Issue 11 item 5: an `IpAddr` through `DisplayFromStr`, a foreign newtype and a
-/// `HashMap<u16, _>` written as pairs, none of which implements `MongoSchema`.
+/// Issue 11 item 5: a field whose schema is stated names nothing of its type: a foreign
+/// newtype with no impl (`ForeignId`), and types stored through a converter the derive cannot
+/// see (`IpAddr` through `DisplayFromStr`, a `HashMap<u16, _>` written as pairs), whether or
+/// not the crate has an impl for them.
 #[serde_with::serde_as]
 #[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
 struct Host {

@@ -6,7 +6,7 @@ mod declaration;
 
 use quote::ToTokens;
 
-use crate::ast::{Body, Container, Field, Style, Tag, Variant, With, is_option};
+use crate::ast::{Body, Container, Field, Style, Variant, With, is_option};
 use crate::attr::MongoAttrs;
 use crate::errors::Errors;
 
@@ -22,7 +22,7 @@ pub fn container(errors: &Errors, c: &Container) {
         }
         Body::Enum(variants) => {
             for v in variants {
-                variant(errors, c, v);
+                variant(errors, v);
                 v.fields
                     .iter()
                     .for_each(|f| field(errors, f, c.has_default, c.deny_unknown_fields));
@@ -106,7 +106,7 @@ fn conversions(errors: &Errors, c: &Container) {
     }
 }
 
-fn variant(errors: &Errors, c: &Container, v: &Variant) {
+fn variant(errors: &Errors, v: &Variant) {
     if v.skip_deserializing && !v.skip_serializing {
         errors.spanned(
             &v.ident,
@@ -132,9 +132,6 @@ fn variant(errors: &Errors, c: &Container, v: &Variant) {
                 v.ser_name, v.read_names[0], v.ser_name
             ),
         );
-    }
-    if matches!(c.tag, Tag::Internal(_)) && v.style == Style::Tuple && !v.untagged {
-        // serde itself rejects this; nothing to add.
     }
 }
 

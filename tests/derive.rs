@@ -356,3 +356,267 @@ fn field_path_of_a_polymorphic_collection_reaches_every_variant() {
     // Externally tagged variants nest under their name: no top-level fields.
     assert!(External::field_path(&["a"]).is_err());
 }
+
+// --- Stated schemas need nothing of the type; bounds follow what is (de)serialized. ---
+
+/// Stands for a type of another crate: serde impls, no `MongoSchema` impl (the orphan rule
+/// would forbid one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ForeignId(String);
+
+fn pairs_schema(g: &mut mongo_schema::SchemaGenerator) -> mongo_schema::JsonSchema {
+    <Vec<(i32, String)>>::json_schema(g)
+}
+
+/// Issue 11 item 5: a field whose schema is stated names nothing of its type: a foreign
+/// newtype with no impl (`ForeignId`), and types stored through a converter the derive cannot
+/// see (`IpAddr` through `DisplayFromStr`, a `HashMap<u16, _>` written as pairs), whether or
+/// not the crate has an impl for them.
+#[serde_with::serde_as]
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+struct Host {
+    #[serde_as(as = "serde_with::DisplayFromStr")]
+    #[mongo(bson_type = "string")]
+    address: std::net::IpAddr,
+    #[serde_as(as = "Option<serde_with::DisplayFromStr>")]
+    #[mongo(bson_type = "string, null")]
+    gateway: Option<std::net::IpAddr>,
+    #[mongo(bson_type = "string")]
+    owner: ForeignId,
+    #[mongo(bson_type = "string, null")]
+    previous_owner: Option<ForeignId>,
+    #[serde_as(as = "Vec<(_, _)>")]
+    #[mongo(schema_with = pairs_schema)]
+    ports: std::collections::HashMap<u16, String>,
+    #[serde_as(as = "serde_with::DisplayFromStr")]
+    #[mongo(schema_as = String, min_length = 2)]
+    mask: std::net::IpAddr,
+}
+
+fn raw_validator<T: MongoSchema>() -> mongo_schema::eval::Validator {
+    mongo_schema::eval::Validator::from_document(&T::root_schema().to_validator()).unwrap()
+}
+
+/// Both bson paths (raw for inserts, `Document` for `$set`) with the `_id` the server adds.
+fn stored_forms<T: Serialize>(value: &T) -> Vec<bson::RawDocumentBuf> {
+    let raw = bson::serialize_to_raw_document_buf(value).unwrap();
+    let doc = bson::serialize_to_document(value).unwrap();
+    let mut with_id = bson::doc! { "_id": bson::oid::ObjectId::new() };
+    with_id.extend(doc.clone());
+    vec![
+        raw,
+        bson::RawDocumentBuf::try_from(&doc).unwrap(),
+        bson::RawDocumentBuf::try_from(&with_id).unwrap(),
+    ]
+}
+
+#[test]
+fn stated_schemas_need_no_impl_of_the_field_type() {
+    let host = Host {
+        address: "10.0.0.1".parse().unwrap(),
+        gateway: None,
+        owner: ForeignId("ops".into()),
+        previous_owner: Some(ForeignId("dev".into())),
+        ports: [(443, "https".to_owned())].into(),
+        mask: "255.0.0.0".parse().unwrap(),
+    };
+    let evaluator = raw_validator::<Host>();
+    for doc in stored_forms(&host) {
+        assert!(evaluator.is_valid(&doc), "{doc:?}");
+        let back: Host = bson::deserialize_from_slice(doc.as_bytes()).unwrap();
+        assert_eq!(back, host);
+    }
+    let schema = validator::<Host>();
+    let props = schema.get_document("properties").unwrap();
+    assert_eq!(
+        props
+            .get_document("ports")
+            .unwrap()
+            .get_str("bsonType")
+            .unwrap(),
+        "array"
+    );
+    assert_eq!(
+        props
+            .get_document("mask")
+            .unwrap()
+            .get_i32("minLength")
+            .unwrap(),
+        2
+    );
+    // serde_as gives the `Option` a default: it may be missing, the others may not.
+    let required = schema.get_array("required").unwrap();
+    assert!(!required.contains(&Bson::from("gateway")), "{required:?}");
+    assert!(required.contains(&Bson::from("owner")), "{required:?}");
+    assert!(
+        !required.contains(&Bson::from("previous_owner")),
+        "{required:?}"
+    );
+    // No fields to descend into below a stated schema, and the error names the type.
+    assert_eq!(Host::field_path(&["owner"]).unwrap(), ["owner"]);
+    let err = Host::field_path(&["owner", "x"]).unwrap_err();
+    assert!(err.ty.ends_with("ForeignId"), "{}", err.ty);
+}
+
+/// No `MongoSchema` impl: a type parameter that is skipped or only in `PhantomData` must not
+/// be bounded by it.
+#[derive(Default, Serialize, Deserialize)]
+struct NoImpl;
+
+/// Issue 11 item 10: `T` is only in a `PhantomData` and a skipped field, `U` in a field.
+#[derive(Serialize, Deserialize, MongoSchema)]
+struct Tagged<T, U> {
+    value: U,
+    #[serde(skip)]
+    cache: Option<T>,
+    marker: std::marker::PhantomData<T>,
+}
+
+#[test]
+fn phantom_and_skipped_parameters_are_not_bounded() {
+    let schema = validator::<Tagged<NoImpl, i32>>();
+    let props = schema.get_document("properties").unwrap();
+    assert_eq!(
+        props
+            .get_document("marker")
+            .unwrap()
+            .get_str("bsonType")
+            .unwrap(),
+        "null"
+    );
+    assert!(!props.contains_key("cache"));
+    let value = Tagged::<NoImpl, i32> {
+        value: 3,
+        cache: None,
+        marker: std::marker::PhantomData,
+    };
+    assert!(value.cache.is_none());
+    let validator = raw_validator::<Tagged<NoImpl, i32>>();
+    for doc in stored_forms(&value) {
+        assert!(validator.is_valid(&doc), "{doc:?}");
+    }
+}
+
+mod as_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(n: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&n.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Issue 11 item 10: one variant with its own `with` states its stored form on the variant;
+/// the rest of the enum is derived.
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[serde(tag = "kind", content = "value")]
+enum Amount {
+    #[serde(with = "as_text")]
+    #[mongo(bson_type = "string", description = "decimal digits")]
+    Big(u64),
+    Small(i32),
+    Zero,
+}
+
+#[test]
+fn a_variant_with_its_own_with_states_its_content() {
+    let validator = raw_validator::<Amount>();
+    for amount in [Amount::Big(u64::MAX), Amount::Small(-1), Amount::Zero] {
+        let doc = bson::serialize_to_raw_document_buf(&amount).unwrap();
+        assert!(validator.is_valid(&doc), "{doc:?}");
+    }
+    // The stated content is what the validator checks: a number under `Big` is refused.
+    let wrong = bson::rawdoc! { "kind": "Big", "value": 5_i64 };
+    assert!(!validator.is_valid(&wrong));
+    assert!(bson::deserialize_from_slice::<Amount>(wrong.as_bytes()).is_err());
+}
+
+/// Issue 11 item 10: a tuple's last elements may be left out when each reads as its default.
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+struct Reading(
+    f64,
+    #[serde(skip)] u8,
+    #[serde(skip_serializing_if = "Option::is_none", default)] Option<String>,
+);
+
+#[test]
+fn a_tuple_may_end_before_elements_skipped_at_its_end() {
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    struct Root {
+        reading: Reading,
+    }
+    let validator = raw_validator::<Root>();
+    for reading in [Reading(1.5, 0, None), Reading(2.5, 0, Some("unit".into()))] {
+        let root = Root { reading };
+        for doc in stored_forms(&root) {
+            assert!(validator.is_valid(&doc), "{doc:?}");
+            let back: Root = bson::deserialize_from_slice(doc.as_bytes()).unwrap();
+            assert_eq!(back.reading, root.reading);
+        }
+    }
+}
+
+// --- Collection roots read the `_id` the server adds (issue 11 item 3). ---
+
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[serde(deny_unknown_fields)]
+#[mongo(collection = "closed_roots")]
+struct ClosedRoot {
+    #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+    id: Option<bson::oid::ObjectId>,
+    name: String,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[serde(tag = "type")]
+#[mongo(collection = "shapes")]
+enum Shape {
+    Circle { radius: f64 },
+    Square { side: f64 },
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+#[mongo(collection = "open_roots")]
+struct OpenRoot {
+    name: String,
+    #[serde(flatten)]
+    rest: std::collections::BTreeMap<String, Bson>,
+}
+
+fn insert_like<T: Serialize>(value: &T) -> bson::RawDocumentBuf {
+    // What the driver stores for insert_one: the server's ObjectId `_id` first.
+    let mut doc = bson::doc! { "_id": bson::oid::ObjectId::new() };
+    doc.extend(bson::serialize_to_document(value).unwrap());
+    bson::RawDocumentBuf::try_from(&doc).unwrap()
+}
+
+#[test]
+fn roots_that_can_read_id_have_validators_that_accept_it() {
+    let closed = ClosedRoot {
+        id: None,
+        name: "a".into(),
+    };
+    let shape = Shape::Circle { radius: 1.0 };
+    let open = OpenRoot {
+        name: "b".into(),
+        rest: [("colour".to_owned(), Bson::from("red"))].into(),
+    };
+    let closed_doc = insert_like(&closed);
+    assert!(raw_validator::<ClosedRoot>().is_valid(&closed_doc));
+    let back: ClosedRoot = bson::deserialize_from_slice(closed_doc.as_bytes()).unwrap();
+    assert_eq!(back.name, "a");
+    let shape_doc = insert_like(&shape);
+    assert!(raw_validator::<Shape>().is_valid(&shape_doc));
+    assert_eq!(
+        bson::deserialize_from_slice::<Shape>(shape_doc.as_bytes()).unwrap(),
+        shape
+    );
+    let open_doc = insert_like(&open);
+    assert!(raw_validator::<OpenRoot>().is_valid(&open_doc));
+    let back: OpenRoot = bson::deserialize_from_slice(open_doc.as_bytes()).unwrap();
+    assert!(back.rest.contains_key("_id"));
+}

@@ -47,9 +47,21 @@ pub use schema::{BsonType, ExtJsonMode, JsonSchema};
 #[cfg(feature = "derive")]
 pub use mongo_schema_derive::MongoSchema;
 
-/// Re-exports the generated code refers to, so users need no extra dependencies.
+/// Everything `#[derive(MongoSchema)]` expands to names, and nothing else does: generated code
+/// reaches the crate only through `<crate>::__private::...` (as serde's and schemars' derives
+/// do), so `#[mongo(crate = "...")]` can point it at a re-export and the public paths can move
+/// without breaking derived code. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
     pub use bson;
     pub use inventory;
+
+    pub use crate::access::{QueryRegistration, QuerySpec, resolve_all};
+    pub use crate::collection::{Collection, CollectionSpec, SpecError};
+    pub use crate::declare;
+    pub use crate::generate::derive_support;
+    pub use crate::generate::{MongoSchema, PathError, SchemaGenerator};
+    pub use crate::registry::Registration;
+    pub use crate::schema::JsonSchema;
+    pub use crate::version::{VersionError, Versioned, read_as, unknown, version_of};
 }

@@ -6,7 +6,7 @@ use quote::quote;
 use serde_derive_internals::{Ctxt, Derive, ast as serde_ast, attr as serde_attr};
 use syn::spanned::Spanned;
 
-use crate::attr::{self, MongoAttrs, Place};
+use crate::attr::{self, CollectionAttrs, KeyPath, MongoAttrs, Scope};
 use crate::errors::Errors;
 
 pub struct Container {
@@ -22,6 +22,8 @@ pub struct Container {
     pub into: Option<syn::Type>,
     pub mongo: MongoAttrs,
     pub doc: Option<String>,
+    /// `#[mongo(collection = ...)]` with the indexes and shorthands of its fields and variants.
+    pub declaration: Option<Declaration>,
 }
 
 pub enum Body {
@@ -101,9 +103,50 @@ impl Field {
     pub fn has_deserialize_with(&self) -> bool {
         !matches!(self.with, With::Native)
     }
+
+    /// The type whose `MongoSchema` impl the generated code names for this field: the
+    /// `schema_as` type when one is given, none when `bson_type` or `schema_with` states the
+    /// schema (a foreign type needs no impl), `()` for
+    /// a `PhantomData` (serde writes it as a unit, which bson stores as `null`).
+    pub fn schema_type(&self) -> Option<syn::Type> {
+        if let Some(ty) = &self.mongo.schema_as {
+            return Some(ty.clone());
+        }
+        if self.mongo.bson_type.is_some() || self.mongo.schema_with.is_some() {
+            return None;
+        }
+        if is_phantom(&self.ty) {
+            return Some(syn::parse_quote!(()));
+        }
+        Some(self.ty.clone())
+    }
+
+    /// Whether serde never reads nor writes the field: nothing of its type is named.
+    pub fn is_skipped(&self) -> bool {
+        self.skip_serializing && self.skip_deserializing
+    }
+}
+
+/// Whether a type is written `PhantomData<...>`.
+pub fn is_phantom(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(tp) if tp.qself.is_none() => tp
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "PhantomData"),
+        syn::Type::Group(g) => is_phantom(&g.elem),
+        syn::Type::Paren(p) => is_phantom(&p.elem),
+        _ => false,
+    }
 }
 
 impl Container {
+    /// The path the generated code names the crate by.
+    pub fn krate(&self) -> TokenStream {
+        self.mongo.crate_path()
+    }
+
     pub fn from_ast(errors: &Errors, input: &syn::DeriveInput) -> Option<Container> {
         let cx = Ctxt::new();
         let private = syn::Ident::new("__private", Span::call_site());
@@ -114,7 +157,7 @@ impl Container {
         if serde_failed {
             return None;
         }
-        let mongo = attr::parse(errors, &input.attrs, Place::Container);
+        let mongo = attr::parse(errors, &input.attrs, Scope::Container);
         let attrs = &parsed.attrs;
         let tag = match attrs.tag() {
             serde_attr::TagType::External => Tag::External,
@@ -139,7 +182,11 @@ impl Container {
                     .collect(),
             ),
         };
+        let mut mongo = mongo;
+        let mut body = body;
+        let declaration = Declaration::from_parts(&mut mongo, &tag, &mut body);
         Some(Container {
+            declaration,
             ident: input.ident.clone(),
             generics: input.generics.clone(),
             body,
@@ -196,7 +243,7 @@ impl Variant {
             other: v.attrs.other(),
             untagged: v.attrs.untagged(),
             custom_with: v.attrs.serialize_with().is_some() || v.attrs.deserialize_with().is_some(),
-            mongo: attr::parse(errors, &v.original.attrs, Place::Variant),
+            mongo: attr::parse(errors, &v.original.attrs, Scope::Variant),
             doc: attr::doc_comment(&v.original.attrs),
         }
     }
@@ -216,7 +263,7 @@ impl Field {
             has_default: !f.attrs.default().is_none(),
             flatten: f.attrs.flatten(),
             with: classify_with(f.attrs.serialize_with(), f.attrs.deserialize_with()),
-            mongo: attr::parse(errors, &f.original.attrs, Place::Field),
+            mongo: attr::parse(errors, &f.original.attrs, Scope::Field),
             doc: attr::doc_comment(&f.original.attrs),
             span: f.original.span(),
         }
@@ -391,5 +438,71 @@ pub fn is_option(ty: &syn::Type) -> bool {
         syn::Type::Group(g) => is_option(&g.elem),
         syn::Type::Paren(p) => is_option(&p.elem),
         _ => false,
+    }
+}
+
+/// One collection root's declaration: the type's `#[mongo(collection = ...)]` keys with the
+/// indexes and shorthands its fields and variants add.
+pub struct Declaration {
+    pub name: syn::LitStr,
+    /// The `collection` key: what type-wide problems point at.
+    pub at: Span,
+    /// The type's keys, with the indexes of its fields and variants after its own.
+    pub options: CollectionAttrs,
+    pub text_fields: Vec<(KeyPath, i64)>,
+    pub unbounded: Vec<KeyPath>,
+}
+
+impl Declaration {
+    /// Moves the declaration's parts out of the attributes of the type, its fields and its
+    /// variants; `None` without `collection` (the shorthands stay for `check` to report).
+    fn from_parts(mongo: &mut MongoAttrs, tag: &Tag, body: &mut Body) -> Option<Declaration> {
+        let (name, at) = mongo.declaration.collection.take()?;
+        let options = std::mem::take(&mut mongo.declaration).options;
+        let mut decl = Declaration {
+            name,
+            at,
+            options,
+            text_fields: Vec::new(),
+            unbounded: Vec::new(),
+        };
+        match body {
+            Body::Struct(_, fields) => {
+                for f in fields {
+                    let syn::Member::Named(ident) = &f.member else {
+                        continue;
+                    };
+                    let path = |span| KeyPath {
+                        text: ident.to_string(),
+                        first: Some(ident.clone()),
+                        span,
+                    };
+                    let parts = &mut f.mongo.declaration;
+                    if let Some(index) = parts.field_index.take() {
+                        let mut options = index.options;
+                        options.keys.push((path(index.span), index.kind));
+                        decl.options.indexes.push(options);
+                    }
+                    if let Some((weight, span)) = parts.text.take() {
+                        decl.text_fields.push((path(span), weight));
+                    }
+                    if let Some(span) = parts.unbounded.take() {
+                        decl.unbounded.push(path(span));
+                    }
+                }
+            }
+            Body::Enum(variants) => {
+                for v in variants {
+                    for mut index in std::mem::take(&mut v.mongo.declaration.options.indexes) {
+                        // `check` refuses a variant index on an enum not internally tagged.
+                        if let Tag::Internal(tag) = tag {
+                            index.variant = Some((tag.clone(), v.ser_name.clone()));
+                        }
+                        decl.options.indexes.push(index);
+                    }
+                }
+            }
+        }
+        Some(decl)
     }
 }

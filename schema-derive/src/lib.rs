@@ -11,22 +11,28 @@
 //! object; at the top level `_id` stays admitted), `default`, `transparent`, `tag`, `content`,
 //! `untagged`, `from` + `into` of one type (`try_from`, or `from`/`into` of different types,
 //! need `#[mongo(schema_as)]` or `#[mongo(schema_with)]`). Variant: `rename`, `alias`, `skip*`,
-//! `other`, `untagged`. Field: `rename`, `alias` (each name accepted, at most one present),
+//! `other`, `untagged`, `with` (with `#[mongo(bson_type)]` or `#[mongo(schema_with)]`). Field: `rename`, `alias` (each name accepted, at most one present),
 //! `skip`, `skip_serializing`, `skip_deserializing`, `skip_serializing_if` (needs `default`
 //! unless the field is an `Option`), `default`, `flatten` (struct, `Option` of struct, map),
 //! `with` / `serialize_with` / `deserialize_with` naming bson 3's helpers (`object_id`,
 //! `datetime`, `timestamp`, `u32`, `u64`, `uuid_1` converters, also through
 //! `serde_with::As<Option<..>>` / `As<Vec<..>>`); any other function needs
-//! `#[mongo(bson_type = "...")]` or `#[mongo(schema_with = path)]`.
+//! `#[mongo(bson_type = "...")]`, `#[mongo(schema_as = T)]` or `#[mongo(schema_with = path)]`.
+//! A `T: MongoSchema` bound is added for each type parameter a (de)serialized field's schema
+//! needs: not for skipped fields, `PhantomData` (stored as `null`) or stated schemas.
 //!
 //! # `#[mongo(...)]` keys
 //! Field: `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum` (flags beside a
 //! bound, draft 4), `multiple_of`, `min_length`, `max_length`, `pattern` (checked at compile
 //! time with `regex-syntax`; look-around and backreferences, which PCRE has, are let through),
 //! `min_items`, `max_items`, `unique_items`, `bson_type = "a, b"`, `schema_with = path`
-//! (`fn(&mut SchemaGenerator) -> JsonSchema`), `title`, `description`, `exact`.
+//! (`fn(&mut SchemaGenerator) -> JsonSchema`), `schema_as = Type` (a type serde writes the
+//! same way), `title`, `description`, `exact`. A field whose schema is stated (`bson_type`,
+//! `schema_with`) needs nothing of its type: foreign types without an impl are fine.
+//! Variant: `bson_type`, `schema_with` (the content a variant's own `with` writes).
 //! Container: `title`, `description`, `exact`, `recursion_depth = N`, `bound = "T: ..."`,
-//! `schema_as = "Type"`, `schema_with = path`. Variant: `title`, `description`.
+//! `schema_as = "Type"`, `schema_with = path`, `crate = "path"` (where the crate is reachable
+//! when it is re-exported). Variant: `title`, `description`.
 //! `bson_type` and `schema_with` replace the field's whole schema (list `null` yourself for an
 //! `Option`). Doc comments become `description`. Bounds apply to the content of an `Option`; a key on a
 //! type with no such notion (`minimum` on a `String`) is a compile error. Reserved for the
@@ -39,16 +45,23 @@
 //! - Binary subtypes (`bson::Uuid`, uuid helpers) cannot be pinned: any `binData` passes.
 //! - Calendar validity of date strings (February 30) and day 366 of a common year in `time`'s
 //!   tuple form pass the validator and fail to read.
-//! - Externally tagged enums and flattened maps at the top level of a collection: the server
-//!   adds `_id`, which such types cannot read.
+//! - A collection root must read the `_id` the server adds: `deny_unknown_fields` without an
+//!   `_id` field, an externally tagged enum, a flattened map (or an internally tagged newtype
+//!   over one) whose values cannot read an ObjectId are compile errors on `collection`. A
+//!   flattened or wrapped type from elsewhere that denies unknown fields cannot be seen.
 //! - Variant tags are also readable as integers (variant index) by serde; only names pass.
 //! - A `#[serde(other)]` variant's tag: a variant literally renamed to a name starting with
 //!   `!` is not supported.
 
+//!
+//! # Stages
+//! `attr` (one key table, one value reader) -> `ast` (serde's view joined with the keys) ->
+//! `check` (rules across keys and fields) -> `expand` (the impls); `fallback` stubs the impls
+//! beside errors. Each module imports only the ones before it.
+
 mod ast;
 mod attr;
 mod check;
-mod collection;
 mod errors;
 mod expand;
 mod fallback;
@@ -59,5 +72,24 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(MongoSchema, attributes(mongo))]
 pub fn derive_mongo_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    expand::derive(&input).into()
+    derive(&input).into()
+}
+
+/// Reads, checks and expands one input; every problem is reported together, beside stubs.
+fn derive(input: &syn::DeriveInput) -> proc_macro2::TokenStream {
+    let errors = errors::Errors::new();
+    let container = ast::Container::from_ast(&errors, input);
+    if let Some(c) = &container {
+        check::container(&errors, c);
+    }
+    match (errors.finish(), container) {
+        (Ok(()), Some(c)) => expand::derive(&c),
+        // serde's own derive reports what it refused.
+        (Ok(()), None) => fallback::stubs(input),
+        (Err(e), _) => {
+            let mut out = e.to_compile_error();
+            out.extend(fallback::stubs(input));
+            out
+        }
+    }
 }

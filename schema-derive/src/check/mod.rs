@@ -1,25 +1,66 @@
-//! Rules that span several fields or attributes; each problem is recorded once, at the token
-//! to change, with the way out.
+//! Rules that span several fields or attributes, the stage between `ast` and `expand`; each
+//! problem is recorded once, at the token to change, with the way out. The collection
+//! declaration's rules are in `declaration.rs`.
+
+mod declaration;
 
 use quote::ToTokens;
 
-use crate::ast::{Body, Container, Field, Style, Tag, Variant, With, is_option};
+use crate::ast::{Body, Container, Field, Style, Variant, With, is_option};
 use crate::attr::MongoAttrs;
 use crate::errors::Errors;
 
 pub fn container(errors: &Errors, c: &Container) {
     conversions(errors, c);
+    declaration::container(errors, c);
     match &c.body {
-        Body::Struct(_, fields) => fields
-            .iter()
-            .for_each(|f| field(errors, f, c.has_default, c.deny_unknown_fields)),
+        Body::Struct(style, fields) => {
+            fields
+                .iter()
+                .for_each(|f| field(errors, f, c.has_default, c.deny_unknown_fields));
+            tuple_skips(errors, *style, fields);
+        }
         Body::Enum(variants) => {
             for v in variants {
-                variant(errors, c, v);
+                variant(errors, v);
                 v.fields
                     .iter()
                     .for_each(|f| field(errors, f, c.has_default, c.deny_unknown_fields));
+                tuple_skips(errors, v.style, &v.fields);
             }
+        }
+    }
+}
+
+/// serde reads a tuple by position: an element left out when writing shifts the ones after
+/// it, so `#[serde(default)]` (the advice for named fields) does not make it readable.
+fn tuple_skips(errors: &Errors, style: Style, fields: &[Field]) {
+    if style != Style::Tuple {
+        return;
+    }
+    for (i, f) in fields.iter().enumerate() {
+        if f.skip_deserializing {
+            continue;
+        }
+        // Later elements written always: leaving this one out shifts them.
+        let later_written = fields[i + 1..]
+            .iter()
+            .any(|g| !(g.skip_serializing || (g.skip_serializing_if && g.has_default)));
+        if f.skip_serializing {
+            errors.spanned(
+                &f.ty,
+                "#[serde(skip_serializing)] leaves this element out of the array the tuple is \
+                 written as, and serde reads a tuple by position; skip it both ways with \
+                 #[serde(skip)] (it is then read as its Default)",
+            );
+        } else if f.skip_serializing_if && (later_written || !f.has_default) {
+            errors.spanned(
+                &f.ty,
+                "#[serde(skip_serializing_if)] sometimes leaves this element out of the array the \
+                 tuple is written as, and serde reads a tuple by position; only the last \
+                 elements may be left out, each with #[serde(default)]; otherwise use a struct \
+                 with named fields",
+            );
         }
     }
 }
@@ -65,7 +106,7 @@ fn conversions(errors: &Errors, c: &Container) {
     }
 }
 
-fn variant(errors: &Errors, c: &Container, v: &Variant) {
+fn variant(errors: &Errors, v: &Variant) {
     if v.skip_deserializing && !v.skip_serializing {
         errors.spanned(
             &v.ident,
@@ -73,13 +114,15 @@ fn variant(errors: &Errors, c: &Container, v: &Variant) {
              holding it would fail to read; skip it both ways with #[serde(skip)]",
         );
     }
-    if v.custom_with {
+    if v.custom_with && v.mongo.bson_type.is_none() && v.mongo.schema_with.is_none() {
         errors.spanned(
             &v.ident,
             "a variant with serialize_with/deserialize_with stores a form the derive cannot see; \
-             implement MongoSchema by hand for this enum",
+             say what it stores on the variant with #[mongo(bson_type = \"string\")] or \
+             #[mongo(schema_with = path)] (the variant's content, inside its tag)",
         );
     }
+    bounds(errors, &v.mongo);
     if !v.read_names.contains(&v.ser_name) && !v.other {
         errors.spanned(
             &v.ident,
@@ -89,9 +132,6 @@ fn variant(errors: &Errors, c: &Container, v: &Variant) {
                 v.ser_name, v.read_names[0], v.ser_name
             ),
         );
-    }
-    if matches!(c.tag, Tag::Internal(_)) && v.style == Style::Tuple && !v.untagged {
-        // serde itself rejects this; nothing to add.
     }
 }
 
@@ -112,7 +152,8 @@ fn field(errors: &Errors, f: &Field, container_default: bool, deny_unknown: bool
     // A field that may not be written must be readable when missing.
     let may_be_missing = f.skip_serializing || f.skip_serializing_if;
     let absent_reads = defaulted || (is_option(&f.ty) && !f.has_deserialize_with());
-    if read && may_be_missing && !absent_reads {
+    let positional = matches!(f.member, syn::Member::Unnamed(_));
+    if read && may_be_missing && !absent_reads && !positional {
         let why = if f.skip_serializing {
             "#[serde(skip_serializing)]"
         } else {
@@ -134,13 +175,31 @@ fn field(errors: &Errors, f: &Field, container_default: bool, deny_unknown: bool
         );
     }
     if let With::Custom(path) = &f.with {
-        if f.mongo.bson_type.is_none() && f.mongo.schema_with.is_none() && written {
-            errors.spanned(
-                path,
-                "this serde function stores a form the derive cannot see; say what it stores \
-                 with #[mongo(bson_type = \"string\")] or #[mongo(schema_with = path)] (a \
-                 `fn(&mut SchemaGenerator) -> JsonSchema`)",
-            );
+        let stated = f.mongo.bson_type.is_some()
+            || f.mongo.schema_with.is_some()
+            || f.mongo.schema_as.is_some();
+        if !stated && written {
+            if let Some(converter) = serde_as_converter(path) {
+                // `#[serde_as]` writes the `with` path spanned at its own attribute: pointing
+                // there would name every field at one line (and rustc would show it once).
+                errors.spanned(
+                    &f.member,
+                    format!(
+                        "#[serde_as(as = \"{converter}\")] stores a form the derive cannot see; \
+                         say what it stores with #[mongo(schema_as = T)] (a type serde writes \
+                         the same way, e.g. `String` for DisplayFromStr), \
+                         #[mongo(bson_type = \"string\")] or #[mongo(schema_with = path)] (a \
+                         `fn(&mut SchemaGenerator) -> JsonSchema`)"
+                    ),
+                );
+            } else {
+                errors.spanned(
+                    path,
+                    "this serde function stores a form the derive cannot see; say what it stores \
+                     with #[mongo(bson_type = \"string\")] or #[mongo(schema_with = path)] (a \
+                     `fn(&mut SchemaGenerator) -> JsonSchema`)",
+                );
+            }
         }
     }
     if f.flatten && has_validation(&f.mongo) {
@@ -153,12 +212,35 @@ fn field(errors: &Errors, f: &Field, container_default: bool, deny_unknown: bool
     bounds(errors, &f.mongo);
 }
 
+/// The converter of a `serde_with::As::<Converter>::serialize` path, as `#[serde_as]` wrote it.
+fn serde_as_converter(path: &syn::ExprPath) -> Option<String> {
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    let as_segment = segments.iter().rev().nth(1).filter(|s| s.ident == "As")?;
+    let syn::PathArguments::AngleBracketed(args) = &as_segment.arguments else {
+        return None;
+    };
+    // Tokens print with spaces; `#[serde_as]` wrote each `_` as `::serde_with::Same`.
+    let converter: String = args
+        .args
+        .first()?
+        .to_token_stream()
+        .to_string()
+        .split_whitespace()
+        .collect();
+    Some(
+        converter
+            .replace("::serde_with::Same", "_")
+            .replace(',', ", "),
+    )
+}
+
 fn has_validation(m: &MongoAttrs) -> bool {
     m.has_number_keys().is_some()
         || m.has_text_keys().is_some()
         || m.has_array_keys().is_some()
         || m.bson_type.is_some()
         || m.schema_with.is_some()
+        || m.schema_as.is_some()
 }
 
 /// Conflicting or malformed validation keys.
@@ -228,6 +310,15 @@ fn bounds(errors: &Errors, m: &MongoAttrs) {
         errors.at(
             span,
             "`bson_type` and `schema_with` both give the whole schema; keep one",
+        );
+    }
+    if let (Some(ty), true) = (
+        &m.schema_as,
+        m.bson_type.is_some() || m.schema_with.is_some(),
+    ) {
+        errors.spanned(
+            ty,
+            "`schema_as` gives the whole schema, as `bson_type` and `schema_with` do; keep one",
         );
     }
 }

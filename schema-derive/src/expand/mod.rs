@@ -1,43 +1,27 @@
-//! Codegen: one `impl MongoSchema` inside `const _: () = { ... };`, one builder call per field
-//! or variant into `mongo_schema::generate::derive_support`.
+//! Codegen, the last stage: one `impl MongoSchema` inside `const _: () = { ... };`, one builder
+//! call per field or variant into `derive_support`, and the collection declaration's impls
+//! (`declaration.rs`). Generated code names the crate only through `<crate>::__private`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 
-use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
-use crate::errors::Errors;
-use crate::{check, collection, fallback};
+mod declaration;
 
-pub fn derive(input: &syn::DeriveInput) -> TokenStream {
-    let errors = Errors::new();
-    let container = Container::from_ast(&errors, input);
-    let mut declaration = None;
-    if let Some(c) = &container {
-        check::container(&errors, c);
-        declaration = collection::Declaration::from_ast(&errors, input, c);
+use crate::ast::{Body, Container, Field, HelperShape, Style, Tag, Variant, With, is_option};
+use crate::attr::MongoAttrs;
+
+/// The impls of a checked container: `MongoSchema`, and `Collection` when it declares one.
+pub fn derive(c: &Container) -> TokenStream {
+    let mut out = schema_impl(c);
+    if let Some(d) = &c.declaration {
+        out.extend(declaration::expand(c, d));
     }
-    match (errors.finish(), container) {
-        (Ok(()), Some(c)) => {
-            let mut out = expand(&c);
-            if let Some(d) = &declaration {
-                out.extend(d.expand(&c));
-            }
-            out
-        }
-        (Ok(()), None) => fallback::stub(input),
-        (Err(e), _) => {
-            let mut out = e.to_compile_error();
-            out.extend(fallback::stub(input));
-            if collection::is_declared(input) {
-                out.extend(collection::stub(input));
-            }
-            out
-        }
-    }
+    out
 }
 
-fn expand(c: &Container) -> TokenStream {
+fn schema_impl(c: &Container) -> TokenStream {
     let ident = &c.ident;
+    let krate = c.krate();
     let mut generics = c.generics.clone();
     match &c.mongo.bound {
         Some(predicates) => generics
@@ -45,12 +29,12 @@ fn expand(c: &Container) -> TokenStream {
             .predicates
             .extend(predicates.iter().cloned()),
         None => {
-            let params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+            let params = bounded_params(c);
             let clause = generics.make_where_clause();
             for p in params {
                 clause
                     .predicates
-                    .push(syn::parse_quote!(#p: ::mongo_schema::MongoSchema));
+                    .push(syn::parse_quote!(#p: __mp::MongoSchema));
             }
         }
     }
@@ -72,9 +56,10 @@ fn expand(c: &Container) -> TokenStream {
     let key_impls = string_enum_impls(c);
     quote! {
         const _: () = {
-            use ::mongo_schema::generate::derive_support as __ms;
+            use #krate::__private as __mp;
+            use __mp::derive_support as __ms;
             #[automatically_derived]
-            impl #impl_generics ::mongo_schema::MongoSchema for #ident #ty_generics #where_clause {
+            impl #impl_generics __mp::MongoSchema for #ident #ty_generics #where_clause {
                 #extra
                 fn json_schema(__g: &mut __ms::SchemaGenerator) -> __ms::JsonSchema {
                     #schema
@@ -83,6 +68,55 @@ fn expand(c: &Container) -> TokenStream {
             #key_impls
         };
     }
+}
+
+/// The type parameters the generated code needs a `MongoSchema` impl of, as serde bounds
+/// only the parameters of fields it (de)serializes: those in a type whose impl is named, not
+/// those of a skipped field, a `PhantomData`, or a field or variant whose schema is stated.
+fn bounded_params(c: &Container) -> Vec<syn::Ident> {
+    let params: Vec<syn::Ident> = c.generics.type_params().map(|p| p.ident.clone()).collect();
+    let mut types: Vec<syn::Type> = Vec::new();
+    if c.mongo.schema_with.is_some() {
+        return Vec::new();
+    }
+    if let Some(ty) = c
+        .mongo
+        .schema_as
+        .as_ref()
+        .or(c.from.as_ref())
+        .or(c.into.as_ref())
+    {
+        types.push(ty.clone());
+    } else {
+        let fields: Vec<&Field> = match &c.body {
+            Body::Struct(_, fields) => fields.iter().collect(),
+            Body::Enum(variants) => variants
+                .iter()
+                .filter(|v| {
+                    stated(&v.mongo).is_none() && !(v.skip_serializing && v.skip_deserializing)
+                })
+                .flat_map(|v| v.fields.iter())
+                .collect(),
+        };
+        types.extend(
+            fields
+                .into_iter()
+                .filter(|f| !f.is_skipped())
+                .filter_map(Field::schema_type),
+        );
+    }
+    params
+        .into_iter()
+        .filter(|p| types.iter().any(|ty| names_ident(ty.to_token_stream(), p)))
+        .collect()
+}
+
+fn names_ident(tokens: TokenStream, ident: &syn::Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => names_ident(g.stream(), ident),
+        _ => false,
+    })
 }
 
 /// A unit-only, externally tagged enum is stored as a string: it can key a map (its names
@@ -147,7 +181,10 @@ fn extra_items(c: &Container, use_const: bool) -> TokenStream {
         let Some(f) = fields.iter().find(|f| !f.skip_serializing) else {
             return TokenStream::new();
         };
-        let ty = &f.ty;
+        // A stated schema says nothing of paths below the field: the default (no fields) holds.
+        let Some(ty) = f.schema_type() else {
+            return TokenStream::new();
+        };
         let absent = if c.transparent {
             quote!(const MAY_BE_ABSENT: bool = <#ty as __ms::MongoSchema>::MAY_BE_ABSENT;)
         } else {
@@ -174,14 +211,26 @@ fn path_entry(f: &Field) -> TokenStream {
         syn::Member::Named(i) => i.to_string().trim_start_matches("r#").to_owned(),
         syn::Member::Unnamed(i) => i.index.to_string(),
     };
-    let ty = &f.ty;
     let stored = if f.flatten {
         quote!(::core::option::Option::None)
     } else {
         let s = &f.ser_name;
         quote!(::core::option::Option::Some(#s))
     };
-    quote!((#rust, #stored, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn))
+    let resolve = match f.schema_type() {
+        Some(ty) => quote!(<#ty as __ms::MongoSchema>::field_path as __ms::PathFn),
+        // A stated schema has no fields to name: only the path ending at the field resolves.
+        None => {
+            let ty = &f.ty;
+            quote!((|__p: &[&str]| match __p.first() {
+                ::core::option::Option::None => ::core::result::Result::Ok(::std::vec::Vec::new()),
+                ::core::option::Option::Some(__s) => ::core::result::Result::Err(
+                    __ms::PathError::for_type(::core::any::type_name::<#ty>(), __p, __s, &[]),
+                ),
+            }) as __ms::PathFn)
+        }
+    };
+    quote!((#rust, #stored, #resolve))
 }
 
 fn path_table(entries: &[TokenStream], use_const: bool) -> TokenStream {
@@ -220,7 +269,7 @@ fn enum_field_path(c: &Container, variants: &[Variant], use_const: bool) -> Toke
             continue;
         }
         match v.style {
-            Style::Struct => {
+            Style::Struct if stated(&v.mongo).is_none() => {
                 for f in v.fields.iter().filter(|f| !f.skip_serializing) {
                     let name = f.member.to_token_stream().to_string();
                     if !seen.contains(&name) {
@@ -229,9 +278,10 @@ fn enum_field_path(c: &Container, variants: &[Variant], use_const: bool) -> Toke
                     }
                 }
             }
-            Style::Newtype => {
-                let ty = &v.fields[0].ty;
-                entries.push(quote!(("", ::core::option::Option::None, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn)));
+            Style::Newtype if stated(&v.mongo).is_none() => {
+                if let Some(ty) = v.fields[0].schema_type() {
+                    entries.push(quote!(("", ::core::option::Option::None, <#ty as __ms::MongoSchema>::field_path as __ms::PathFn)));
+                }
             }
             _ => {}
         }
@@ -274,11 +324,18 @@ fn content(style: Style, fields: &[Field], closed: bool, container_default: bool
         Style::Unit => quote!(__ms::null()),
         Style::Newtype => field_schema(&fields[0]),
         Style::Tuple => {
-            let elements = fields
-                .iter()
-                .filter(|f| !f.skip_serializing)
-                .map(field_schema);
-            quote!(__ms::tuple(::std::vec![#(#elements),*]))
+            let written: Vec<&Field> = fields.iter().filter(|f| !f.skip_serializing).collect();
+            let elements = written.iter().map(|f| field_schema(f));
+            let tuple = quote!(__ms::tuple(::std::vec![#(#elements),*]));
+            // `check` allows `skip_serializing_if` only on the last elements: the array may end
+            // before them.
+            match written.iter().position(|f| f.skip_serializing_if) {
+                Some(always) => {
+                    let always = always as u64;
+                    quote!({ let mut __s = #tuple; __s.min_items = ::core::option::Option::Some(#always); __s })
+                }
+                None => tuple,
+            }
         }
         Style::Struct => {
             let spec = object_spec(fields, closed, container_default);
@@ -293,7 +350,7 @@ fn field_spec(f: &Field, container_default: bool) -> TokenStream {
         return TokenStream::new();
     }
     let ty = &f.ty;
-    let schema = if is_plain(f) {
+    let schema = if let (true, Some(ty)) = (is_plain(f), f.schema_type()) {
         quote!(<#ty as __ms::MongoSchema>::json_schema)
     } else {
         let body = field_schema(f);
@@ -312,8 +369,12 @@ fn field_spec(f: &Field, container_default: bool) -> TokenStream {
     } else if f.has_deserialize_with() {
         // serde_derive's expr_is_missing: with deserialize_with a missing field is an error.
         quote!(true)
-    } else {
+    } else if let Some(ty) = f.schema_type() {
         quote!(!<#ty as __ms::MongoSchema>::MAY_BE_ABSENT)
+    } else {
+        // A stated schema, no impl to ask: serde reads a missing field only into an `Option`.
+        let required = !is_option(ty);
+        quote!(#required)
     };
     // Names the type reads; a field skipped when reading is only ever seen as written.
     let names: Vec<&String> = if f.skip_deserializing {
@@ -406,14 +467,11 @@ fn is_plain(f: &Field) -> bool {
 
 /// The schema of one field's stored value, with its `#[mongo]` keys applied.
 fn field_schema(f: &Field) -> TokenStream {
-    let ty = &f.ty;
     let m = &f.mongo;
     let native = matches!(f.with, With::Native) && m.schema_with.is_none() && m.bson_type.is_none();
-    let base = if let Some(path) = &m.schema_with {
-        quote!(#path(__g))
-    } else if let Some(types) = &m.bson_type {
-        let idents = types.value.iter().map(|t| bson_type_ident(t));
-        quote!(__ms::bson_types(&[#(__ms::BsonType::#idents),*]))
+    let ty = &f.schema_type().unwrap_or_else(|| f.ty.clone());
+    let base = if let Some(base) = stated(m) {
+        base
     } else {
         match &f.with {
             With::Helper(h, HelperShape::Plain) => quote!(__ms::helper(__g, #h)),
@@ -492,6 +550,16 @@ fn field_schema(f: &Field) -> TokenStream {
     }
 }
 
+/// The schema `bson_type` or `schema_with` states, if either is given.
+fn stated(m: &MongoAttrs) -> Option<TokenStream> {
+    if let Some(path) = &m.schema_with {
+        return Some(quote!(#path(__g)));
+    }
+    let types = m.bson_type.as_ref()?;
+    let idents = types.value.iter().map(|t| bson_type_ident(t));
+    Some(quote!(__ms::bson_types(&[#(__ms::BsonType::#idents),*])))
+}
+
 fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
     tokens
         .to_token_stream()
@@ -539,6 +607,10 @@ fn bson_type_ident(alias: &str) -> syn::Ident {
 
 /// The content of a data variant, or `None` for a unit variant.
 fn variant_content(c: &Container, v: &Variant) -> Option<TokenStream> {
+    // A variant's own `with` writes what its `bson_type`/`schema_with` states.
+    if let Some(base) = stated(&v.mongo) {
+        return Some(base);
+    }
     match v.style {
         Style::Unit => None,
         style => Some(content(
@@ -580,6 +652,14 @@ fn tag_names(tagged: &[&Variant], v: &Variant) -> Vec<String> {
     known
 }
 
+/// `Some(tokens)` or `None` as generated code.
+fn optional(tokens: Option<TokenStream>) -> TokenStream {
+    match tokens {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
     // A variant never read cannot be in the schema; one never written is still readable.
     let live: Vec<&Variant> = variants.iter().filter(|v| !v.skip_deserializing).collect();
@@ -607,10 +687,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
         Tag::Internal(tag) => {
             for v in &tagged {
                 let names = tag_names(&tagged, v);
-                let content = match variant_content(c, v) {
-                    Some(t) => quote!(::core::option::Option::Some(#t)),
-                    None => quote!(::core::option::Option::None),
-                };
+                let content = optional(variant_content(c, v));
                 branches.push(with_doc(
                     v,
                     quote!(__ms::internal(#tag, &[#(#names),*], #content)),
@@ -621,10 +698,7 @@ fn enumeration(c: &Container, variants: &[Variant]) -> TokenStream {
             let closed = c.deny_unknown_fields;
             for v in &tagged {
                 let names = tag_names(&tagged, v);
-                let content = match variant_content(c, v) {
-                    Some(t) => quote!(::core::option::Option::Some(#t)),
-                    None => quote!(::core::option::Option::None),
-                };
+                let content = optional(variant_content(c, v));
                 branches.push(with_doc(
                     v,
                     quote!(__ms::adjacent(#tag, #content_key, &[#(#names),*], #content, #closed)),

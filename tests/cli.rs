@@ -627,7 +627,7 @@ fn apply_converges_after_a_failure_at_every_step() {
         .split("--- stderr\n")
         .next()
         .unwrap();
-    let plan = mongo_schema_cli::extjson::parse(json).unwrap();
+    let plan = mongo_schema::extjson::parse(json).unwrap();
     let steps: Vec<String> = plan
         .as_document()
         .unwrap()

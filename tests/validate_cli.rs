@@ -344,3 +344,27 @@ fn schema_and_manifest_are_exclusive_on_the_command_line() {
         assert_eq!(outcome.code(), 2, "{argv:?}: {}", console.stderr_text());
     }
 }
+
+/// Issue 16 item 10: one message with file, line, column, field path and the accepted forms,
+/// never bson's `Kind: ... Message: ...` text nor a second "at line 1 column N".
+#[test]
+fn a_bad_extended_json_value_names_its_line_field_and_accepted_forms() {
+    let d = dir("bad-date");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(
+        &d,
+        "x.jsonl",
+        b"{\"name\": \"ok\", \"items\": []}\n{\"name\": \"ok\", \"items\": [{\"at\": {\"$date\": \"garbage\"}}]}\n",
+    );
+    let e = run(&args(schema, vec![input], ValidateFormat::Summary, 1))
+        .0
+        .unwrap_err();
+    assert!(e.contains("x.jsonl: line 2, column "), "{e}");
+    assert!(e.contains(", at items.0.at: "), "{e}");
+    assert!(
+        e.contains("is not a valid $date; expected") && e.contains("ISO-8601"),
+        "{e}"
+    );
+    assert!(!e.contains("Kind:") && !e.contains("Message:"), "{e}");
+    assert_eq!(e.matches("line").count(), 1, "{e}");
+}

@@ -21,7 +21,6 @@ pub mod cmd;
 pub mod console;
 pub mod converge;
 pub mod deployment;
-pub mod extjson;
 pub mod hash_seeds;
 pub mod redact;
 pub mod render;

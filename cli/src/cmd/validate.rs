@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use bson::{Bson, Document, RawDocumentBuf};
 use mongo_schema::eval::{MalformedBson, Validator, Verdict};
+use mongo_schema::extjson::{self, ExtJsonError};
 
 /// Arguments of `mongo-schema validate`.
 #[derive(Clone, Debug, clap::Args)]
@@ -259,16 +260,20 @@ impl Source {
                 std::io::BufReader::new(file)
                     .read_to_string(&mut text)
                     .with_context(|| format!("reading {name}"))?;
-                let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                    anyhow::anyhow!("{name}: line {} column {}: {e}", e.line(), e.column())
-                })?;
-                let docs = match json {
-                    serde_json::Value::Array(items) => items
+                let value = extjson::parse(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+                let docs = match value {
+                    Bson::Array(items) => items
                         .into_iter()
                         .enumerate()
-                        .map(|(i, v)| extjson_doc(v).with_context(|| format!("{name}: item {i}")))
+                        .map(|(i, v)| match v {
+                            Bson::Document(d) => Ok(d),
+                            other => bail!("{name}: item {i}: expected a document, found {other}"),
+                        })
                         .collect::<anyhow::Result<Vec<_>>>()?,
-                    other => vec![extjson_doc(other).with_context(|| name.clone())?],
+                    Bson::Document(d) => vec![d],
+                    other => {
+                        bail!("{name}: expected a document or an array of documents, found {other}")
+                    }
                 };
                 return Ok(Source::Docs(docs.into_iter()));
             }
@@ -667,14 +672,6 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
     framed
 }
 
-fn extjson_doc(json: serde_json::Value) -> anyhow::Result<Document> {
-    match Bson::try_from(json) {
-        Ok(Bson::Document(d)) => Ok(d),
-        Ok(other) => bail!("expected a document, found {other}"),
-        Err(e) => bail!("invalid Extended JSON: {e}"),
-    }
-}
-
 /// Where and how a chunk stops being readable, relative to the chunk (the writer adds where the
 /// chunk starts and how many documents and lines came before).
 #[derive(Debug)]
@@ -691,14 +688,10 @@ enum Broken {
         line: u64,
         error: MalformedBson,
     },
-    /// A line that is not JSON.
-    Json {
-        line: u64,
-        column: usize,
-        error: String,
-    },
-    /// A line that is JSON but not an Extended JSON document.
-    ExtJson { line: u64, error: anyhow::Error },
+    /// A line that is not an Extended JSON document (the error's line is always 1).
+    Json { line: u64, error: ExtJsonError },
+    /// A document BSON cannot hold (a NUL character in a field name).
+    Unstorable { line: u64 },
     /// A line without an end within `len` bytes (the reader's limit).
     Overlong { line: u64, len: usize },
     /// Reading the input failed after the chunk's documents.
@@ -867,17 +860,11 @@ impl Done {
 
 /// One line of Extended JSON as BSON.
 fn json_line(line: &[u8], number: u64) -> Result<RawDocumentBuf, Broken> {
-    let json: serde_json::Value = serde_json::from_slice(line).map_err(|e| Broken::Json {
+    let doc = extjson::parse_document_slice(line).map_err(|error| Broken::Json {
         line: number,
-        column: e.column(),
-        error: e.to_string(),
+        error,
     })?;
-    extjson_doc(json)
-        .and_then(|doc| RawDocumentBuf::try_from(&doc).context("document does not serialize"))
-        .map_err(|error| Broken::ExtJson {
-            line: number,
-            error,
-        })
+    RawDocumentBuf::try_from(&doc).map_err(|_| Broken::Unstorable { line: number })
 }
 
 /// Ranks failures by rule: the keyword at a path with array positions folded together.
@@ -1037,18 +1024,24 @@ impl Place<'_> {
                     error.reason
                 )
             }
-            Broken::Json {
-                line,
-                column,
-                error,
-            } => anyhow::anyhow!(
-                "{name}: line {} column {column}: {error}; {docs} documents read before",
+            Broken::Json { line, error } => {
+                let at = if error.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(", at {}", error.path)
+                };
+                anyhow::anyhow!(
+                    "{name}: line {}, column {}{at}: {}; {docs} documents read before",
+                    lines + line,
+                    error.column,
+                    error.message
+                )
+            }
+            Broken::Unstorable { line } => anyhow::anyhow!(
+                "{name}: line {}: a field name holds a NUL character, which BSON cannot store; \
+                 {docs} documents read before",
                 lines + line
             ),
-            Broken::ExtJson { line, error } => error.context(format!(
-                "{name}: line {}; {docs} documents read before",
-                lines + line
-            )),
             Broken::Io(error) => anyhow::Error::new(error)
                 .context(format!("reading {name}; {docs} documents read before")),
             Broken::Overlong { line, len } => anyhow::anyhow!(
@@ -1532,7 +1525,7 @@ mod tests {
             ),
             (
                 bad_line,
-                "line 302 column".to_string(),
+                "line 302, column".to_string(),
                 "300 documents read before",
             ),
         ];

@@ -93,7 +93,7 @@ pub fn plural(n: usize) -> &'static str {
 
 /// A BSON value as people read it in a report (relaxed Extended JSON, one line).
 pub fn shown(value: &bson::Bson) -> String {
-    crate::extjson::to_string_compact(value, crate::extjson::Mode::Relaxed)
+    mongo_schema::extjson::to_string_compact(value, mongo_schema::ExtJsonMode::Relaxed)
 }
 
 /// The audit: rejected documents per collection, with samples and per-version counts.

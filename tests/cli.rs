@@ -1283,3 +1283,139 @@ fn validate_is_wired_with_the_documented_exit_codes() {
     assert!(text.contains("missing.json"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 16 item 4: a refused connection fails at once, naming the address and the reason, not
+/// after `--timeout` (600 s here: were it waited for, this test would not finish).
+#[test]
+fn a_closed_port_fails_at_once_whatever_the_timeout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("mongodb://127.0.0.1:{port}/shop");
+    for command in ["snapshot", "audit"] {
+        let mut args = vec![command, "--uri", &uri, "--timeout", "600s"];
+        if command == "audit" {
+            args.extend(["--manifest", MANIFEST]);
+        }
+        let (outcome, text) = run(&args);
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        assert!(
+            text.contains(&format!("127.0.0.1:{port}: connection refused")),
+            "{text}"
+        );
+        assert!(
+            text.contains("a longer --timeout would not change this"),
+            "{text}"
+        );
+    }
+    let (outcome, text) = run(&[
+        "snapshot",
+        "--uri",
+        "mongodb://no-such-host.invalid/shop",
+        "--timeout",
+        "600s",
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(
+        text.contains("no-such-host.invalid:27017: cannot resolve the host"),
+        "{text}"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Issue 16 item 3: whatever the scheme looks like (right, mistyped or missing), the
+    /// password never appears in any output.
+    #[test]
+    fn no_password_is_printed_whatever_the_scheme(
+        user in "[a-z][a-z0-9]{2,8}",
+        password in "[A-Za-z0-9_~!*]{10,18}",
+        scheme in proptest::sample::select(vec![
+            "mongodb://", "mongodb:/", "mongodb//", "mongodb:", "", "mongodb+srv://",
+            "mongodb+srv:/", "mongo://", "MongoDB://", "mongodb:///", "//",
+        ]),
+        tail in proptest::sample::select(vec!["/shop", "/shop?authSource=admin", "", "/"]),
+    ) {
+        let uri = format!("{scheme}{user}:{password}@127.0.0.1:1{tail}");
+        for command in ["snapshot", "check", "audit"] {
+            let mut args = vec![command, "--uri", &uri, "--timeout", "2s"];
+            if command != "snapshot" {
+                args.extend(["--manifest", MANIFEST]);
+            }
+            let (outcome, text) = run(&args);
+            proptest::prop_assert_eq!(outcome, Outcome::Failed, "{}", text);
+            proptest::prop_assert!(!text.contains(&password), "{}", text);
+        }
+    }
+}
+
+/// A schema file and a one-document input for `validate` runs, written once.
+fn validate_inputs() -> &'static (String, String) {
+    static FILES: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("cli-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let schema = dir.join("schema.json");
+        std::fs::write(&schema, r#"{"bsonType": "object"}"#).unwrap();
+        let input = dir.join("in.jsonl");
+        std::fs::write(&input, "{\"a\": 1}\n").unwrap();
+        (
+            schema.to_str().unwrap().to_owned(),
+            input.to_str().unwrap().to_owned(),
+        )
+    })
+}
+
+/// A value for a numeric or duration flag: numbers of any size, with or without a unit, signed,
+/// fractional, or any text at all.
+fn flag_value() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        "[0-9]{1,30}",
+        "-?[0-9]{1,25}(\\.[0-9]{0,5})?(e[0-9]{1,4})?(ms|s|m|min|h|d|)",
+        "\\PC{0,12}",
+        Just("18446744073709551615".to_owned()),
+        Just("99999999999999999999s".to_owned()),
+        Just("NaN".to_owned()),
+        Just("inf".to_owned()),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+    /// Issue 16 item 5: no argument value makes any command panic; one its parser refuses is a
+    /// usage error, exit 2, naming the flag.
+    #[test]
+    fn no_flag_value_panics_and_refused_values_exit_2(value in flag_value()) {
+        let (schema, input) = validate_inputs();
+        let closed = "mongodb://127.0.0.1:1/shop";
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (vec!["check", "--manifest", MANIFEST, "--catalog", LIVE], "--timeout"),
+            (vec!["check", "--manifest", MANIFEST, "--catalog", LIVE], "--concurrency"),
+            (vec!["plan", "--manifest", MANIFEST, "--catalog", LIVE], "--timeout"),
+            (vec!["snapshot", "--uri", closed], "--timeout"),
+            (vec!["snapshot", "--uri", closed], "--concurrency"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--max-time"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--sample"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--timeout"),
+            (vec!["apply", "--manifest", MANIFEST, "--uri", closed], "--timeout"),
+            (vec!["explain", "--manifest", MANIFEST, "--uri", closed], "--max-time"),
+            (vec!["validate", "--schema", schema, input], "--threads"),
+            (vec!["validate", "--schema", schema, input], "--examples"),
+        ];
+        for (mut args, flag) in cases {
+            let with_value = format!("{flag}={value}");
+            args.push(&with_value);
+            let (outcome, text) = run(&args);
+            proptest::prop_assert!(!text.contains("panicked"), "{}", text);
+            if text.contains("error: invalid value") {
+                proptest::prop_assert_eq!(outcome, Outcome::Failed, "{}", text);
+                proptest::prop_assert!(text.contains(flag), "{}", text);
+            }
+        }
+    }
+}

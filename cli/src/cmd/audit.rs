@@ -140,7 +140,7 @@ async fn audit_one(
         let local = eval::Validator::from_document(&validator).ok();
         let pipeline = vec![
             doc! {"$match": rejects.clone()},
-            doc! {"$limit": i64::from(args.sample)},
+            doc! {"$limit": i64::try_from(args.sample).expect("--sample is at most 1000")},
         ];
         for found in aggregate(db, &spec.name, pipeline, max_time_ms).await? {
             let reasons = match &local {

@@ -53,11 +53,11 @@ pub struct ValidateArgs {
     /// `summary` (default): counts and the failing rules ranked; `jsonl`: one line per document.
     #[arg(long, value_enum, default_value_t = ValidateFormat::Summary)]
     pub format: ValidateFormat,
-    /// Worker threads (default: every core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: every core; 1 to 1024).
+    #[arg(long, value_parser = crate::args::count::<1, 1024>, value_name = "N")]
     pub threads: Option<usize>,
-    /// Example document ids listed per failing rule in the summary.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    /// Example document ids listed per failing rule in the summary (0 to 1000).
+    #[arg(long, default_value_t = 3, value_parser = crate::args::count::<0, 1000>, value_name = "N")]
     pub examples: usize,
 }
 

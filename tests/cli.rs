@@ -1419,3 +1419,67 @@ proptest::proptest! {
         }
     }
 }
+
+/// Issue 16 item 6: a run that exits 2 with `--format github` leaves an `::error` annotation,
+/// for errors while running and for command lines clap refuses.
+#[test]
+fn github_format_annotates_a_run_that_could_not_check() {
+    let closed = "mongodb://127.0.0.1:1/shop";
+    for args in [
+        vec![
+            "check",
+            "--manifest",
+            "missing.json",
+            "--catalog",
+            LIVE,
+            "--format",
+            "github",
+        ],
+        vec![
+            "audit",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            closed,
+            "--format=github",
+        ],
+        vec![
+            "lint",
+            "--manifest",
+            MANIFEST,
+            "--format",
+            "github",
+            "--no-such-flag",
+        ],
+    ] {
+        let mut console = Console::captured("");
+        let mut argv = vec!["mongo-schema"];
+        argv.extend_from_slice(&args);
+        let outcome = mongo_schema_cli::run(argv, None, &mut console);
+        assert_eq!(outcome, Outcome::Failed);
+        let out = console.stdout_text();
+        let line = out.lines().last().unwrap_or_default();
+        assert!(
+            line.starts_with(&format!(
+                "::error title=mongo-schema {} could not run::",
+                args[0]
+            )),
+            "{out}"
+        );
+    }
+    // Without github format, stdout stays empty on exit 2.
+    let mut console = Console::captured("");
+    let argv = [
+        "mongo-schema",
+        "check",
+        "--manifest",
+        "missing.json",
+        "--catalog",
+        LIVE,
+    ];
+    assert_eq!(
+        mongo_schema_cli::run(argv, None, &mut console),
+        Outcome::Failed
+    );
+    assert_eq!(console.stdout_text(), "");
+}

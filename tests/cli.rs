@@ -1483,3 +1483,48 @@ fn github_format_annotates_a_run_that_could_not_check() {
     );
     assert_eq!(console.stdout_text(), "");
 }
+
+/// Issue 16 item 12: `generate --check FILE` passes on the file `generate` wrote, fails with a
+/// diff on a stale one, and exits 2 on one it cannot read.
+#[test]
+fn generate_check_compares_with_the_committed_file() {
+    let dir = std::env::temp_dir().join(format!("generate-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let committed = dir.join("manifest.json");
+    let path = committed.to_str().unwrap();
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--out", path]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--check", path]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("is up to date"), "{text}");
+
+    let fresh = std::fs::read_to_string(&committed).unwrap();
+    std::fs::write(
+        &committed,
+        fresh.replace("\"unique\": true", "\"unique\": false"),
+    )
+    .unwrap();
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--check", path]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let removed = text
+        .lines()
+        .any(|l| l.starts_with('-') && l.contains("\"unique\": false"));
+    let added = text
+        .lines()
+        .any(|l| l.starts_with('+') && l.contains("\"unique\": true"));
+    assert!(removed && added, "{text}");
+    assert!(text.contains("+++ generated"), "{text}");
+    assert!(text.contains("is stale: regenerate it with"), "{text}");
+
+    let missing = dir.join("missing.json");
+    let (outcome, text) = run(&[
+        "generate",
+        "--manifest",
+        MANIFEST,
+        "--check",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(text.contains("cannot read"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

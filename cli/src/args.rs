@@ -131,8 +131,13 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub output: OutputArgs<ManifestFormat>,
     /// Write to this file instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "check")]
     pub out: Option<PathBuf>,
+    /// Compare with this committed file instead of printing: exit 0 when it is what the
+    /// declarations generate, 1 with a diff when it is stale, 2 when it cannot be read (for CI,
+    /// so a stale `--manifest` file cannot pass).
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
 }
 
 /// `snapshot`.

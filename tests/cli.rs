@@ -1528,3 +1528,41 @@ fn generate_check_compares_with_the_committed_file() {
     assert!(text.contains("cannot read"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 16 item 11: a catalog pasted with the shell's prompt, or shortened by the REPL, says
+/// so and how to print the full form, instead of "expected '(' at line 6 column 53".
+#[test]
+fn a_mongosh_paste_with_a_prompt_or_shortened_output_says_so() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-paste-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, content, expected) in [
+        (
+            "prompt",
+            "shop> printjson({collections: db.getCollectionInfos(), indexes: {}})\n{\n  collections: [ { name: 'orders', type: 'collection' } ],\n  indexes: {}\n}\n",
+            "line 1 is a mongosh prompt (`shop>`)",
+        ),
+        (
+            "shortened",
+            "{\n  collections: [ { name: 'orders', options: { validator: { '$jsonSchema': [Object] } } } ],\n  indexes: {}\n}\n",
+            "line 2: `[Object]` is mongosh's shortened display",
+        ),
+    ] {
+        let path = dir.join(format!("{name}.txt"));
+        std::fs::write(&path, content).unwrap();
+        let (outcome, text) = run(&[
+            "check",
+            "--manifest",
+            MANIFEST,
+            "--catalog",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        assert!(text.contains(expected), "{text}");
+        assert!(
+            text.contains("EJSON.stringify(<expression>, null, 2)"),
+            "{text}"
+        );
+        assert!(!text.contains("expected '('"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

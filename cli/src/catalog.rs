@@ -434,6 +434,9 @@ fn read_value(text: &str) -> anyhow::Result<Bson> {
         Err(json) => match shell::parse(text) {
             Ok(value) => Ok(value),
             Err(shell) => {
+                if let Some(why) = shell::diagnose(text) {
+                    bail!("{why}");
+                }
                 let json_offset: usize = text
                     .split_inclusive('\n')
                     .take(json.line.saturating_sub(1))

@@ -1451,6 +1451,14 @@ fn github_format_annotates_a_run_that_could_not_check() {
             "github",
             "--no-such-flag",
         ],
+        vec![
+            "validate",
+            "--schema",
+            "missing.json",
+            "x.jsonl",
+            "--format",
+            "github",
+        ],
     ] {
         let mut console = Console::captured("");
         let mut argv = vec!["mongo-schema"];

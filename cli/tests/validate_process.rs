@@ -174,3 +174,69 @@ fn bson_on_stdin() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Runs `command` under `script`, whose pseudo-terminal is the child's stdin, stdout and
+/// stderr: what the terminal showed, and the exit code. `None` without `script`.
+fn on_a_terminal(command: &str) -> Option<(String, Option<i32>)> {
+    let script = Path::new("/usr/bin/script");
+    if !script.exists() {
+        println!("skipped: /usr/bin/script not found");
+        return None;
+    }
+    let output = Command::new(script)
+        .args(["-qec", command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Some((
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        output.status.code(),
+    ))
+}
+
+/// Issue 16 items 8 and 9 on a terminal: a progress bar with done/total, rate and ETA, cleared
+/// at the end; and with no INPUT, an error naming `-` instead of a silent wait on stdin.
+#[cfg(unix)]
+#[test]
+fn on_a_terminal_a_bar_is_drawn_and_cleared_and_no_input_is_an_error() {
+    let d = dir("tty");
+    let input = d.join("in.jsonl");
+    let mut text = String::new();
+    for i in 0..40_000 {
+        text.push_str(&format!("{{\"_id\": {i}, \"n\": {}}}\n", i % 3));
+    }
+    std::fs::write(&input, text).unwrap();
+    let schema = schema(&d);
+    let out = d.join("out.txt");
+    let command = format!(
+        "{BIN} validate --threads 1 --schema {} {} > {}",
+        schema.display(),
+        input.display(),
+        out.display()
+    );
+    let Some((shown, code)) = on_a_terminal(&command) else {
+        return;
+    };
+    assert_eq!(code, Some(1), "{shown:?}");
+    assert!(
+        shown.contains(" ETA ") && shown.contains("docs, "),
+        "{shown:?}"
+    );
+    assert!(shown.contains("/") && shown.contains("iB"), "{shown:?}");
+    // Cleared: the last thing drawn erases the line.
+    assert!(
+        shown.trim_end_matches(['\r', '\n']).ends_with("\u{1b}[2K"),
+        "{shown:?}"
+    );
+    let report = std::fs::read_to_string(&out).unwrap();
+    assert!(report.starts_with("documents: 40000"), "{report}");
+
+    let (shown, code) = on_a_terminal(&format!("{BIN} validate --schema {}", schema.display()))
+        .expect("script was found above");
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(
+        shown.contains("no input: give the files to check, or `-` to read JSON lines from stdin"),
+        "{shown}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -1421,7 +1421,8 @@ impl Progress {
                 let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
                 bar.set_style(
                     indicatif::ProgressStyle::with_template(
-                        "{bar:30} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}",
+                        // The bar takes what the counts leave of the line, so it never wraps.
+                        "{bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg} {wide_bar}",
                     )
                     .expect("the template is valid"),
                 );
@@ -1446,10 +1447,8 @@ impl Progress {
             return;
         }
         self.bar.inc(bytes as u64);
-        self.bar.set_message(format!(
-            "{} documents, {} invalid",
-            tally.read, tally.invalid
-        ));
+        self.bar
+            .set_message(format!("{} docs, {} invalid", tally.read, tally.invalid));
     }
 
     fn finish(&self) {

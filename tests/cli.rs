@@ -434,6 +434,19 @@ fn check_through_the_driver_reads_the_same_as_the_snapshot_and_never_writes() {
     assert_eq!(server.write_commands(), vec![]);
 }
 
+/// `check` of the example manifest against a catalog file holding `content`, written in `dir`.
+fn check_catalog_text(dir: &std::path::Path, file: &str, content: &str) -> (Outcome, String) {
+    let path = dir.join(file);
+    std::fs::write(&path, content).unwrap();
+    run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        path.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn bad_catalog_files_exit_2_with_the_location() {
     let dir = std::env::temp_dir().join(format!("mongo-schema-cli-cat-{}", std::process::id()));
@@ -454,15 +467,7 @@ fn bad_catalog_files_exit_2_with_the_location() {
         ),
     ];
     for (name, content) in cases {
-        let path = dir.join(format!("{name}.json"));
-        std::fs::write(&path, content).unwrap();
-        let (outcome, text) = run(&[
-            "check",
-            "--manifest",
-            MANIFEST,
-            "--catalog",
-            path.to_str().unwrap(),
-        ]);
+        let (outcome, text) = check_catalog_text(&dir, &format!("{name}.json"), content);
         assert_eq!(outcome, Outcome::Failed, "{text}");
         let text = text.replace(dir.to_str().unwrap(), "DIR");
         insta::assert_snapshot!(format!("check_bad_catalog_{name}"), text);
@@ -1555,15 +1560,7 @@ fn a_mongosh_paste_with_a_prompt_or_shortened_output_says_so() {
             "line 2: `[Object]` is mongosh's shortened display",
         ),
     ] {
-        let path = dir.join(format!("{name}.txt"));
-        std::fs::write(&path, content).unwrap();
-        let (outcome, text) = run(&[
-            "check",
-            "--manifest",
-            MANIFEST,
-            "--catalog",
-            path.to_str().unwrap(),
-        ]);
+        let (outcome, text) = check_catalog_text(&dir, &format!("{name}.txt"), content);
         assert_eq!(outcome, Outcome::Failed, "{text}");
         assert!(text.contains(expected), "{text}");
         assert!(

@@ -1210,7 +1210,7 @@ fn check_input(
         let mut next = 0;
         let mut failed: Option<anyhow::Error> = None;
         for done in done_rx {
-            if failed.is_some() {
+            if failed.is_some() || tally.closed {
                 continue;
             }
             pending.insert(done.seq, done);

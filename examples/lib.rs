@@ -119,13 +119,13 @@ fn wrap(text: &str, width: usize) -> String {
 
 /// A document as relaxed Extended JSON, in its field order.
 pub fn json(document: &Document) -> String {
-    mongo_schema::manifest::to_json_text(&Bson::Document(document.clone()), ExtJsonMode::Relaxed)
+    mongo_schema::extjson::to_string_pretty(&Bson::Document(document.clone()), ExtJsonMode::Relaxed)
 }
 
 /// A list of documents (a pipeline) as relaxed Extended JSON, in field order.
 pub fn json_list(documents: &[Document]) -> String {
     let list = documents.iter().cloned().map(Bson::Document).collect();
-    mongo_schema::manifest::to_json_text(&Bson::Array(list), ExtJsonMode::Relaxed)
+    mongo_schema::extjson::to_string_pretty(&Bson::Array(list), ExtJsonMode::Relaxed)
 }
 
 /// Whether the collection's declared validator accepts `document`; when it does not, the

@@ -1,6 +1,8 @@
 //! Quickstart: derive the validator of an `orders` collection and print it for mongosh.
 //!
-//! Run with `cargo run -p mongo-schema-examples --example quickstart`.
+//! Run with `cargo run -p mongo-schema-examples --example quickstart`. It takes no arguments
+//! (it declares no collection for the commands); `--help` says so, anything else exits 2 and
+//! names an example that runs the commands.
 
 use bson::oid::ObjectId;
 use bson::{DateTime, Decimal128};
@@ -50,7 +52,30 @@ struct Order {
     tracking_number: Option<String>,
 }
 
-fn main() {
+const HELP: &str = "\
+quickstart: prints the $jsonSchema validator derived from `struct Order`, for mongosh.
+
+Usage: cargo run -p mongo-schema-examples --example quickstart
+
+It takes no arguments: it declares no collection for the mongo-schema commands. To run
+them (generate, lint, check, plan, ...) on declared collections, use another example:
+  cargo run -p mongo-schema-examples --example shop -- lint
+  cargo run -p mongo-schema-examples --example validated_users -- check --catalog examples/live/validated_users.json
+";
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => {}
+        Some("-h" | "--help") => {
+            print!("{HELP}");
+            return std::process::ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprint!("error: quickstart takes no arguments (got {other:?})\n\n{HELP}");
+            return std::process::ExitCode::from(2);
+        }
+    }
     let validator = Order::root_schema().to_validator();
     let json = bson::Bson::Document(validator).into_relaxed_extjson();
     println!("// The $jsonSchema validator derived from `struct Order` (relaxed Extended JSON).");
@@ -59,4 +84,5 @@ fn main() {
     );
     println!("// missing or null; `status` accepts exactly the four enum names serde writes.");
     println!("db.createCollection(\"orders\", {{ validator: {json:#} }})");
+    std::process::ExitCode::SUCCESS
 }

@@ -434,6 +434,19 @@ fn check_through_the_driver_reads_the_same_as_the_snapshot_and_never_writes() {
     assert_eq!(server.write_commands(), vec![]);
 }
 
+/// `check` of the example manifest against a catalog file holding `content`, written in `dir`.
+fn check_catalog_text(dir: &std::path::Path, file: &str, content: &str) -> (Outcome, String) {
+    let path = dir.join(file);
+    std::fs::write(&path, content).unwrap();
+    run(&[
+        "check",
+        "--manifest",
+        MANIFEST,
+        "--catalog",
+        path.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn bad_catalog_files_exit_2_with_the_location() {
     let dir = std::env::temp_dir().join(format!("mongo-schema-cli-cat-{}", std::process::id()));
@@ -454,15 +467,7 @@ fn bad_catalog_files_exit_2_with_the_location() {
         ),
     ];
     for (name, content) in cases {
-        let path = dir.join(format!("{name}.json"));
-        std::fs::write(&path, content).unwrap();
-        let (outcome, text) = run(&[
-            "check",
-            "--manifest",
-            MANIFEST,
-            "--catalog",
-            path.to_str().unwrap(),
-        ]);
+        let (outcome, text) = check_catalog_text(&dir, &format!("{name}.json"), content);
         assert_eq!(outcome, Outcome::Failed, "{text}");
         let text = text.replace(dir.to_str().unwrap(), "DIR");
         insta::assert_snapshot!(format!("check_bad_catalog_{name}"), text);
@@ -628,7 +633,7 @@ fn apply_converges_after_a_failure_at_every_step() {
         .split("--- stderr\n")
         .next()
         .unwrap();
-    let plan = mongo_schema_cli::extjson::parse(json).unwrap();
+    let plan = mongo_schema::extjson::parse(json).unwrap();
     let steps: Vec<String> = plan
         .as_document()
         .unwrap()
@@ -1282,5 +1287,288 @@ fn validate_is_wired_with_the_documented_exit_codes() {
     ]);
     assert_eq!(outcome, Outcome::Failed);
     assert!(text.contains("missing.json"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 16 item 4: a refused connection fails at once, naming the address and the reason, not
+/// after `--timeout` (600 s here: were it waited for, this test would not finish).
+#[test]
+fn a_closed_port_fails_at_once_whatever_the_timeout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let uri = format!("mongodb://127.0.0.1:{port}/shop");
+    for command in ["snapshot", "audit"] {
+        let mut args = vec![command, "--uri", &uri, "--timeout", "600s"];
+        if command == "audit" {
+            args.extend(["--manifest", MANIFEST]);
+        }
+        let (outcome, text) = run(&args);
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        assert!(
+            text.contains(&format!("127.0.0.1:{port}: connection refused")),
+            "{text}"
+        );
+        assert!(
+            text.contains("a longer --timeout would not change this"),
+            "{text}"
+        );
+    }
+    let (outcome, text) = run(&[
+        "snapshot",
+        "--uri",
+        "mongodb://no-such-host.invalid/shop",
+        "--timeout",
+        "600s",
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(
+        text.contains("no-such-host.invalid:27017: cannot resolve the host"),
+        "{text}"
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Issue 16 item 3: whatever the scheme looks like (right, mistyped or missing), the
+    /// password never appears in any output.
+    #[test]
+    fn no_password_is_printed_whatever_the_scheme(
+        user in "[a-z][a-z0-9]{2,8}",
+        password in "[A-Za-z0-9_~!*]{10,18}",
+        scheme in proptest::sample::select(vec![
+            "mongodb://", "mongodb:/", "mongodb//", "mongodb:", "", "mongodb+srv://",
+            "mongodb+srv:/", "mongo://", "MongoDB://", "mongodb:///", "//",
+        ]),
+        tail in proptest::sample::select(vec!["/shop", "/shop?authSource=admin", "", "/"]),
+    ) {
+        let uri = format!("{scheme}{user}:{password}@127.0.0.1:1{tail}");
+        for command in ["snapshot", "check", "audit"] {
+            let mut args = vec![command, "--uri", &uri, "--timeout", "2s"];
+            if command != "snapshot" {
+                args.extend(["--manifest", MANIFEST]);
+            }
+            let (outcome, text) = run(&args);
+            proptest::prop_assert_eq!(outcome, Outcome::Failed, "{}", text);
+            proptest::prop_assert!(!text.contains(&password), "{}", text);
+        }
+    }
+}
+
+/// A schema file and a one-document input for `validate` runs, written once.
+fn validate_inputs() -> &'static (String, String) {
+    static FILES: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("cli-args-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let schema = dir.join("schema.json");
+        std::fs::write(&schema, r#"{"bsonType": "object"}"#).unwrap();
+        let input = dir.join("in.jsonl");
+        std::fs::write(&input, "{\"a\": 1}\n").unwrap();
+        (
+            schema.to_str().unwrap().to_owned(),
+            input.to_str().unwrap().to_owned(),
+        )
+    })
+}
+
+/// A value for a numeric or duration flag: numbers of any size, with or without a unit, signed,
+/// fractional, or any text at all.
+fn flag_value() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        "[0-9]{1,30}",
+        "-?[0-9]{1,25}(\\.[0-9]{0,5})?(e[0-9]{1,4})?(ms|s|m|min|h|d|)",
+        "\\PC{0,12}",
+        Just("18446744073709551615".to_owned()),
+        Just("99999999999999999999s".to_owned()),
+        Just("NaN".to_owned()),
+        Just("inf".to_owned()),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+    /// Issue 16 item 5: no argument value makes any command panic; one its parser refuses is a
+    /// usage error, exit 2, naming the flag.
+    #[test]
+    fn no_flag_value_panics_and_refused_values_exit_2(value in flag_value()) {
+        let (schema, input) = validate_inputs();
+        let closed = "mongodb://127.0.0.1:1/shop";
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (vec!["check", "--manifest", MANIFEST, "--catalog", LIVE], "--timeout"),
+            (vec!["check", "--manifest", MANIFEST, "--catalog", LIVE], "--concurrency"),
+            (vec!["plan", "--manifest", MANIFEST, "--catalog", LIVE], "--timeout"),
+            (vec!["snapshot", "--uri", closed], "--timeout"),
+            (vec!["snapshot", "--uri", closed], "--concurrency"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--max-time"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--sample"),
+            (vec!["audit", "--manifest", MANIFEST, "--uri", closed], "--timeout"),
+            (vec!["apply", "--manifest", MANIFEST, "--uri", closed], "--timeout"),
+            (vec!["explain", "--manifest", MANIFEST, "--uri", closed], "--max-time"),
+            (vec!["validate", "--schema", schema, input], "--threads"),
+            (vec!["validate", "--schema", schema, input], "--examples"),
+        ];
+        for (mut args, flag) in cases {
+            let with_value = format!("{flag}={value}");
+            args.push(&with_value);
+            let (outcome, text) = run(&args);
+            proptest::prop_assert!(!text.contains("panicked"), "{}", text);
+            if text.contains("error: invalid value") {
+                proptest::prop_assert_eq!(outcome, Outcome::Failed, "{}", text);
+                proptest::prop_assert!(text.contains(flag), "{}", text);
+            }
+        }
+    }
+}
+
+/// Issue 16 item 6: a run that exits 2 with `--format github` leaves an `::error` annotation,
+/// for errors while running and for command lines clap refuses.
+#[test]
+fn github_format_annotates_a_run_that_could_not_check() {
+    let closed = "mongodb://127.0.0.1:1/shop";
+    for args in [
+        vec![
+            "check",
+            "--manifest",
+            "missing.json",
+            "--catalog",
+            LIVE,
+            "--format",
+            "github",
+        ],
+        vec![
+            "audit",
+            "--manifest",
+            MANIFEST,
+            "--uri",
+            closed,
+            "--format=github",
+        ],
+        vec![
+            "lint",
+            "--manifest",
+            MANIFEST,
+            "--format",
+            "github",
+            "--no-such-flag",
+        ],
+        vec![
+            "validate",
+            "--schema",
+            "missing.json",
+            "x.jsonl",
+            "--format",
+            "github",
+        ],
+    ] {
+        let mut console = Console::captured("");
+        let mut argv = vec!["mongo-schema"];
+        argv.extend_from_slice(&args);
+        let outcome = mongo_schema_cli::run(argv, None, &mut console);
+        assert_eq!(outcome, Outcome::Failed);
+        let out = console.stdout_text();
+        let line = out.lines().last().unwrap_or_default();
+        assert!(
+            line.starts_with(&format!(
+                "::error title=mongo-schema {} could not run::",
+                args[0]
+            )),
+            "{out}"
+        );
+    }
+    // Without github format, stdout stays empty on exit 2.
+    let mut console = Console::captured("");
+    let argv = [
+        "mongo-schema",
+        "check",
+        "--manifest",
+        "missing.json",
+        "--catalog",
+        LIVE,
+    ];
+    assert_eq!(
+        mongo_schema_cli::run(argv, None, &mut console),
+        Outcome::Failed
+    );
+    assert_eq!(console.stdout_text(), "");
+}
+
+/// Issue 16 item 12: `generate --check FILE` passes on the file `generate` wrote, fails with a
+/// diff on a stale one, and exits 2 on one it cannot read.
+#[test]
+fn generate_check_compares_with_the_committed_file() {
+    let dir = std::env::temp_dir().join(format!("generate-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let committed = dir.join("manifest.json");
+    let path = committed.to_str().unwrap();
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--out", path]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--check", path]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("is up to date"), "{text}");
+
+    let fresh = std::fs::read_to_string(&committed).unwrap();
+    std::fs::write(
+        &committed,
+        fresh.replace("\"unique\": true", "\"unique\": false"),
+    )
+    .unwrap();
+    let (outcome, text) = run(&["generate", "--manifest", MANIFEST, "--check", path]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let removed = text
+        .lines()
+        .any(|l| l.starts_with('-') && l.contains("\"unique\": false"));
+    let added = text
+        .lines()
+        .any(|l| l.starts_with('+') && l.contains("\"unique\": true"));
+    assert!(removed && added, "{text}");
+    assert!(text.contains("+++ generated"), "{text}");
+    assert!(text.contains("is stale: regenerate it with"), "{text}");
+
+    let missing = dir.join("missing.json");
+    let (outcome, text) = run(&[
+        "generate",
+        "--manifest",
+        MANIFEST,
+        "--check",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(text.contains("cannot read"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 16 item 11: a catalog pasted with the shell's prompt, or shortened by the REPL, says
+/// so and how to print the full form, instead of "expected '(' at line 6 column 53".
+#[test]
+fn a_mongosh_paste_with_a_prompt_or_shortened_output_says_so() {
+    let dir = std::env::temp_dir().join(format!("mongo-schema-cli-paste-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, content, expected) in [
+        (
+            "prompt",
+            "shop> printjson({collections: db.getCollectionInfos(), indexes: {}})\n{\n  collections: [ { name: 'orders', type: 'collection' } ],\n  indexes: {}\n}\n",
+            "line 1 is a mongosh prompt (`shop>`)",
+        ),
+        (
+            "shortened",
+            "{\n  collections: [ { name: 'orders', options: { validator: { '$jsonSchema': [Object] } } } ],\n  indexes: {}\n}\n",
+            "line 2: `[Object]` is mongosh's shortened display",
+        ),
+    ] {
+        let (outcome, text) = check_catalog_text(&dir, &format!("{name}.txt"), content);
+        assert_eq!(outcome, Outcome::Failed, "{text}");
+        assert!(text.contains(expected), "{text}");
+        assert!(
+            text.contains("EJSON.stringify(<expression>, null, 2)"),
+            "{text}"
+        );
+        assert!(!text.contains("expected '('"), "{text}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

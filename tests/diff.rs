@@ -18,8 +18,9 @@ use mongo_schema::collection::{
 use mongo_schema::diff::{
     Aspect, Change, ChangeKind, Plan, PlanOptions, apply_plan, diff, has_drift, plan,
 };
+use mongo_schema::extjson::to_string_pretty as to_json_text;
 use mongo_schema::index::{IndexKind, IndexSpec};
-use mongo_schema::manifest::{Manifest, to_json_text};
+use mongo_schema::manifest::Manifest;
 use mongo_schema::normalize::{self, Catalog};
 use proptest::prelude::*;
 

@@ -124,7 +124,10 @@ fn manifest_reads_back_to_the_same_json_and_specs() {
 #[test]
 fn bad_manifests_say_where() {
     let err = Manifest::from_json("{\"collections\": [\n  {\"name\": \"a\",}\n]}").unwrap_err();
-    assert!(matches!(err, ManifestError::Json { line: 2, .. }), "{err}");
+    assert!(
+        matches!(&err, ManifestError::Json(e) if e.line == 2),
+        "{err}"
+    );
     let err = Manifest::from_json(
         r#"{"collections": [{"name": "users", "options": {"timeseries": {"metaField": "m"}}}]}"#,
     )
@@ -148,4 +151,52 @@ fn canonical_extended_json_reads_too() {
     let spec = &manifest.collections[0];
     assert_eq!(spec.options.expire_after_seconds, Some(60));
     assert_eq!(spec.indexes[0].keys.0[0].1, Ascending);
+}
+
+/// Issue 17: the manifest reader read `-5` as an Int64 (and `5` as an Int32), so a bound of `-5`
+/// came out of `generate --format mongosh` as `NumberLong("-5")`.
+#[test]
+fn a_negative_bound_in_a_manifest_stays_a_32_bit_integer() {
+    let text = r#"{"collections": [{"name": "t", "options": {"validator": {"$jsonSchema": {
+        "bsonType": "object",
+        "properties": {"n": {"bsonType": "int", "minimum": -5, "maximum": 5}}
+    }}}}]}"#;
+    let manifest = Manifest::from_json(text).unwrap();
+    let validator = manifest.collections[0]
+        .validator
+        .as_ref()
+        .unwrap()
+        .to_document();
+    let schema = validator.get_document("$jsonSchema").unwrap_or(&validator);
+    let n = schema
+        .get_document("properties")
+        .unwrap()
+        .get_document("n")
+        .unwrap();
+    assert_eq!(n.get("minimum"), Some(&bson::Bson::Int32(-5)));
+    assert_eq!(n.get("maximum"), Some(&bson::Bson::Int32(5)));
+
+    let dir = std::env::temp_dir().join(format!("manifest-negative-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("manifest.json");
+    std::fs::write(&file, text).unwrap();
+    let mut console = mongo_schema_cli::Console::captured("");
+    let path = file.to_str().unwrap();
+    let argv = [
+        "mongo-schema",
+        "generate",
+        "--manifest",
+        path,
+        "--format",
+        "mongosh",
+    ];
+    let outcome = mongo_schema_cli::run(argv, None, &mut console);
+    let script = console.stdout_text();
+    assert_eq!(outcome.code(), 0, "{}", console.stderr_text());
+    assert!(
+        script.contains("minimum: NumberInt(-5)") || script.contains("minimum: -5"),
+        "{script}"
+    );
+    assert!(!script.contains("NumberLong"), "{script}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

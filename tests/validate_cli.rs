@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bson::{RawDocumentBuf, doc};
-use mongo_schema_cli::cmd::validate::{ValidateArgs, ValidateFormat, run_to};
+use mongo_schema_cli::cmd::validate::{InputFormat, ValidateArgs, ValidateFormat, run_to};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("validate-cli-{name}-{}", std::process::id()));
@@ -39,6 +39,7 @@ fn args(
         manifest: None,
         collection: None,
         inputs,
+        input_format: InputFormat::Auto,
         format,
         threads: Some(threads),
         examples: 2,
@@ -260,6 +261,7 @@ fn manifest_args(manifest: PathBuf, collection: Option<&str>, input: PathBuf) ->
         manifest: Some(manifest),
         collection: collection.map(str::to_string),
         inputs: vec![input],
+        input_format: InputFormat::Auto,
         format: ValidateFormat::Summary,
         threads: Some(1),
         examples: 2,
@@ -343,6 +345,133 @@ fn schema_and_manifest_are_exclusive_on_the_command_line() {
         let outcome = mongo_schema_cli::run(argv.clone(), None, &mut console);
         assert_eq!(outcome.code(), 2, "{argv:?}: {}", console.stderr_text());
     }
+}
+
+/// Issue 16 item 10: one message with file, line, column, field path and the accepted forms,
+/// never bson's `Kind: ... Message: ...` text nor a second "at line 1 column N".
+#[test]
+fn a_bad_extended_json_value_names_its_line_field_and_accepted_forms() {
+    let d = dir("bad-date");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(
+        &d,
+        "x.jsonl",
+        b"{\"name\": \"ok\", \"items\": []}\n{\"name\": \"ok\", \"items\": [{\"at\": {\"$date\": \"garbage\"}}]}\n",
+    );
+    let e = run(&args(schema, vec![input], ValidateFormat::Summary, 1))
+        .0
+        .unwrap_err();
+    assert!(e.contains("x.jsonl: line 2, column "), "{e}");
+    assert!(e.contains(", at items.0.at: "), "{e}");
+    assert!(
+        e.contains("is not a valid $date; expected") && e.contains("ISO-8601"),
+        "{e}"
+    );
+    assert!(!e.contains("Kind:") && !e.contains("Message:"), "{e}");
+    assert_eq!(e.matches("line").count(), 1, "{e}");
+}
+
+const TWO_BAD: &[u8] = b"{\"_id\": 1, \"name\": \"ab\", \"items\": []}\n{\"_id\": 2, \"name\": \"x\", \"items\": []}\n{\"_id\": 3, \"items\": [{\"qty\": 0}]}\n";
+
+/// Issue 16 item 9: the summary as one JSON document.
+#[test]
+fn json_format_is_the_summary_as_one_document() {
+    let d = dir("format-json");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(&d, "in.jsonl", TWO_BAD);
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Json, 2));
+    assert_eq!(code.unwrap(), ExitCode::from(1));
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["documents"], 3);
+    assert_eq!(summary["valid"], 1);
+    assert_eq!(summary["invalid"], 2);
+    let rules = summary["rules"].as_array().unwrap();
+    let names: Vec<&str> = rules.iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "items.[].qty (minimum)",
+            "name (minLength)",
+            "name (required)"
+        ]
+    );
+    assert_eq!(rules[0]["examples"], serde_json::json!([3]));
+    assert_eq!(rules[0]["count"], 1);
+}
+
+/// Issue 16 item 9: failing rules as GitHub annotations, and a notice with the counts.
+#[test]
+fn github_format_annotates_each_failing_rule() {
+    let d = dir("format-github");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let input = write(&d, "in.jsonl", TWO_BAD);
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Github, 1));
+    assert_eq!(code.unwrap(), ExitCode::from(1));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0].starts_with(
+            "::error title=validate%3A items.[].qty (minimum)::1 documents fail items.[].qty (minimum); first: "
+        ),
+        "{out}"
+    );
+    assert!(lines[0].ends_with("(e.g. 3)"), "{out}");
+    assert_eq!(
+        lines[3],
+        "::notice title=validate::3 documents: 1 valid, 2 invalid"
+    );
+}
+
+/// Issue 16 item 2: a `.json` array streams (one document per element, pretty-printed or not),
+/// and a broken one names the document or the byte.
+#[test]
+fn json_arrays_stream_and_name_the_broken_document() {
+    let d = dir("array");
+    let schema = write(&d, "schema.json", SCHEMA.as_bytes());
+    let pretty = write(
+        &d,
+        "pretty.json",
+        b"[\n  {\n    \"_id\": 1,\n    \"name\": \"ab\",\n    \"items\": []\n  },\n  {\"_id\": 2, \"name\": \"x\", \"items\": []}\n]\n",
+    );
+    let (code, out) = run(&args(
+        schema.clone(),
+        vec![pretty],
+        ValidateFormat::Summary,
+        2,
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(1));
+    assert!(
+        out.starts_with("documents: 2  valid: 1  invalid: 1"),
+        "{out}"
+    );
+
+    let bad_value = write(
+        &d,
+        "bad.json",
+        b"[{\"name\": \"ab\", \"items\": []},\n {\"name\": \"ab\", \"items\": [{\"at\": {\"$date\": \"x\"}}]}]",
+    );
+    let e = run(&args(
+        schema.clone(),
+        vec![bad_value],
+        ValidateFormat::Summary,
+        1,
+    ))
+    .0
+    .unwrap_err();
+    assert!(
+        e.contains("bad.json: document 2 of the array, at items.0.at: ")
+            && e.contains("1 documents read before"),
+        "{e}"
+    );
+
+    let trailing = write(&d, "trailing.json", b"[{\"name\": \"ab\", \"items\": []},]");
+    let e = run(&args(schema, vec![trailing], ValidateFormat::Summary, 1))
+        .0
+        .unwrap_err();
+    assert!(
+        e.contains("trailing.json: byte 29: expected a document after `[` or `,` (a trailing comma is not JSON)"),
+        "{e}"
+    );
 }
 
 #[test]

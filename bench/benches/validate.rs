@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use bson::{Bson, RawDocumentBuf};
 use mongo_schema_bench::{Rng, order, schema_dir};
-use mongo_schema_cli::cmd::validate::{ValidateArgs, ValidateFormat, run_to};
+use mongo_schema_cli::cmd::validate::{InputFormat, ValidateArgs, ValidateFormat, run_to};
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -84,6 +84,7 @@ fn run(input: &Path, threads: usize, expected: ExitCode) -> Took {
         manifest: None,
         collection: None,
         inputs: vec![input.to_path_buf()],
+        input_format: InputFormat::Auto,
         format: ValidateFormat::Summary,
         threads: Some(threads),
         examples: 3,

@@ -67,7 +67,10 @@ pub struct ConnectArgs {
     /// Database name (default: the one in the URI).
     #[arg(long, value_name = "NAME")]
     pub db: Option<String>,
-    /// Give up after this long: `30s`, `500ms`, `2m` (a bare number is seconds).
+    /// How long to keep trying to reach the deployment and to finish each step: `30s`, `500ms`,
+    /// `2m` (a bare number is seconds; at most 7 days). A refused connection or a host that does
+    /// not resolve fails at once whatever this says; the wait is for servers that can still come
+    /// up (a replica set electing a primary, a server starting) and for slow commands.
     #[arg(long, default_value = "30s", value_parser = parse_duration, value_name = "DURATION")]
     pub timeout: Duration,
 }
@@ -140,8 +143,13 @@ pub struct GenerateArgs {
     #[command(flatten)]
     pub output: OutputArgs<ManifestFormat>,
     /// Write to this file instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "check")]
     pub out: Option<PathBuf>,
+    /// Compare with this committed file instead of printing: exit 0 when it is what the
+    /// declarations generate, 1 with a diff when it is stale, 2 when it cannot be read (for CI,
+    /// so a stale `--manifest` file cannot pass).
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
 }
 
 /// `snapshot`.
@@ -153,8 +161,8 @@ pub struct SnapshotArgs {
     /// Write to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// How many listIndexes calls may run at once.
-    #[arg(long, default_value_t = 16, value_name = "N")]
+    /// How many listIndexes calls may run at once (1 to 256).
+    #[arg(long, default_value_t = 16, value_parser = count::<1, 256>, value_name = "N")]
     pub concurrency: usize,
 }
 
@@ -170,8 +178,8 @@ pub struct CheckArgs {
     /// Output format (default text).
     #[command(flatten)]
     pub output: OutputArgs<ReportFormat>,
-    /// How many listIndexes calls may run at once.
-    #[arg(long, default_value_t = 16, value_name = "N")]
+    /// How many listIndexes calls may run at once (1 to 256).
+    #[arg(long, default_value_t = 16, value_parser = count::<1, 256>, value_name = "N")]
     pub concurrency: usize,
 }
 
@@ -229,9 +237,9 @@ pub struct AuditArgs {
     /// Output format (default text).
     #[command(flatten)]
     pub output: OutputArgs<ReportFormat>,
-    /// How many rejected documents to show per collection, with their explanation.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    pub sample: u32,
+    /// How many rejected documents to show per collection, with their explanation (0 to 1000).
+    #[arg(long, default_value_t = 3, value_parser = count::<0, 1000>, value_name = "N")]
+    pub sample: usize,
     /// Server-side time limit of each count, in the same units as --timeout.
     #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
     pub max_time: Duration,
@@ -254,10 +262,28 @@ pub struct LintArgs {
     pub output: OutputArgs<ReportFormat>,
 }
 
-/// Parses `30s`, `500ms`, `2m`, `1h` or a bare number of seconds.
+/// The longest duration any flag takes: past a week a limit stops meaning anything, and the
+/// driver and the runtime add durations to clock readings, which a huge value would overflow.
+pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Parses a count between `MIN` and `MAX` (clap's value parser for `usize` flags).
 ///
 /// # Errors
-/// A message naming the accepted forms.
+/// Not a whole number, or outside the range: a message naming the range.
+pub fn count<const MIN: usize, const MAX: usize>(text: &str) -> Result<usize, String> {
+    let out_of_range = || format!("{text:?} is not a whole number from {MIN} to {MAX}");
+    let value: usize = text.trim().parse().map_err(|_| out_of_range())?;
+    if (MIN..=MAX).contains(&value) {
+        Ok(value)
+    } else {
+        Err(out_of_range())
+    }
+}
+
+/// Parses `30s`, `500ms`, `2m`, `1h` or a bare number of seconds, up to [`MAX_DURATION`].
+///
+/// # Errors
+/// A message naming the accepted forms, or the limit.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -283,6 +309,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             "invalid duration {text:?}: must be greater than zero"
         ));
     }
+    if seconds > MAX_DURATION.as_secs_f64() {
+        return Err(format!("invalid duration {text:?}: at most 7 days (168h)"));
+    }
     Ok(Duration::from_secs_f64(seconds))
 }
 
@@ -298,6 +327,20 @@ mod tests {
         assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("999999999999999999999").is_err());
+        assert!(parse_duration("99999999999999999999s").is_err());
+        assert_eq!(parse_duration("168h"), Ok(MAX_DURATION));
+    }
+
+    #[test]
+    fn counts_name_their_range() {
+        assert_eq!(count::<1, 8>("8"), Ok(8));
+        assert_eq!(
+            count::<1, 8>("18446744073709551615"),
+            Err("\"18446744073709551615\" is not a whole number from 1 to 8".to_owned())
+        );
+        assert!(count::<1, 8>("0").is_err());
+        assert!(count::<1, 8>("-1").is_err());
     }
 
     #[test]

@@ -15,8 +15,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::deployment;
-use crate::extjson::{self, Mode};
 use crate::shell;
+use mongo_schema::extjson::{self, ExtJsonMode, Layout};
 
 /// A database's collections and indexes, as the server listed them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -161,7 +161,11 @@ impl Catalog {
                 .collect();
             top.insert("shardKeys", keys);
         }
-        let mut text = extjson::to_string_pretty(&Bson::Document(top), Mode::Canonical);
+        let mut text = extjson::to_string(
+            &Bson::Document(top),
+            ExtJsonMode::Canonical,
+            Layout::Indented,
+        );
         text.push('\n');
         text
     }
@@ -430,12 +434,15 @@ fn read_value(text: &str) -> anyhow::Result<Bson> {
         Err(json) => match shell::parse(text) {
             Ok(value) => Ok(value),
             Err(shell) => {
+                if let Some(why) = shell::diagnose(text) {
+                    bail!("{why}");
+                }
                 let json_offset: usize = text
                     .split_inclusive('\n')
-                    .take(json.line().saturating_sub(1))
+                    .take(json.line.saturating_sub(1))
                     .map(str::len)
                     .sum::<usize>()
-                    + json.column();
+                    + json.column;
                 if shell.offset > json_offset {
                     bail!("neither Extended JSON nor mongosh output: {shell}")
                 }

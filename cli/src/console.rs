@@ -30,7 +30,8 @@ pub struct Console {
     out: Sink,
     err: Sink,
     input: Box<dyn BufRead>,
-    /// Reports may use ANSI colours: stdout is a terminal and `NO_COLOR` is unset.
+    /// Reports may use ANSI colours: stdout is a terminal and `NO_COLOR` is unset (or
+    /// `CLICOLOR_FORCE` is set), as `anstream` decides it for clap too.
     pub colour: bool,
     /// Someone can answer a question: stdin and stdout are terminals.
     pub interactive: bool,
@@ -47,7 +48,7 @@ impl Console {
             out: Sink::Stdout,
             err: Sink::Stderr,
             input: Box::new(io::BufReader::new(io::stdin())),
-            colour: out_tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            colour: anstream::AutoStream::choice(&io::stdout()) != anstream::ColorChoice::Never,
             interactive: out_tty && io::stdin().is_terminal(),
             progress: io::stderr().is_terminal(),
             secrets: Vec::new(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use mongodb::error::ErrorKind;
-use mongodb::options::ClientOptions;
+use mongodb::options::{ClientOptions, ServerAddress};
 use mongodb::{Client, Database};
 
 use crate::args::ConnectArgs;
@@ -68,6 +68,9 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
         .await
         .map_err(|e| anyhow!("{}", explain(&e)))
         .with_context(|| format!("invalid connection string {shown_uri}"))?;
+    reach_a_host(&options.hosts, args.timeout)
+        .await
+        .with_context(|| format!("cannot connect to {shown_uri}"))?;
     options.app_name = Some("mongo-schema".to_owned());
     options.server_selection_timeout = Some(args.timeout);
     options.connect_timeout = Some(args.timeout);
@@ -85,6 +88,72 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
         shown_uri,
         timeout: args.timeout,
     })
+}
+
+/// Fails at once when no seed host can ever answer: every name fails to resolve or every address
+/// refuses the connection. The driver would retry those until `--timeout` (server selection
+/// treats every failure as one that may pass), which costs a user the whole wait for a typo;
+/// an address that accepts, or does not answer yet, is left to the driver and its wait (a
+/// replica set electing a primary, a server starting).
+///
+/// # Errors
+/// Each host with why it cannot be reached, when none can.
+async fn reach_a_host(hosts: &[ServerAddress], timeout: Duration) -> anyhow::Result<()> {
+    let mut reasons = Vec::new();
+    for host in hosts {
+        let ServerAddress::Tcp { host, port } = host else {
+            // A Unix socket path: the driver reports it well, at once.
+            return Ok(());
+        };
+        let target = format!("{host}:{}", port.unwrap_or(27017));
+        let addresses = match tokio::net::lookup_host(target.as_str()).await {
+            Ok(addresses) => addresses.collect::<Vec<_>>(),
+            Err(e) => {
+                reasons.push(format!("{target}: cannot resolve the host ({e})"));
+                continue;
+            }
+        };
+        for address in addresses {
+            // A short probe: a host that answers slowly is the driver's to wait for.
+            let probe = timeout.min(Duration::from_secs(2));
+            match tokio::time::timeout(probe, tokio::net::TcpStream::connect(address)).await {
+                Ok(Err(e)) if is_permanent(&e) => {
+                    let shown = if address.to_string() == target {
+                        target.clone()
+                    } else {
+                        format!("{target} ({address})")
+                    };
+                    reasons.push(format!("{shown}: {}", connect_reason(&e)));
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{}; a longer --timeout would not change this",
+        reasons.join("; ")
+    )
+}
+
+/// A connection failure that waiting does not cure.
+fn is_permanent(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        error.kind(),
+        ConnectionRefused | AddrNotAvailable | HostUnreachable | NetworkUnreachable
+    )
+}
+
+fn connect_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::ConnectionRefused => {
+            "connection refused (nothing listens on that port)".to_owned()
+        }
+        _ => error.to_string(),
+    }
 }
 
 /// One sentence for a driver error: what failed and why, without the driver's internals.

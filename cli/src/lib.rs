@@ -21,8 +21,8 @@ pub mod cmd;
 pub mod console;
 pub mod converge;
 pub mod deployment;
-pub mod extjson;
 pub mod hash_seeds;
+pub mod json_array;
 pub mod redact;
 pub mod render;
 pub mod shell;
@@ -127,12 +127,18 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let github = asks_for_github(&args);
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(error) => {
             let text = error.render().to_string();
             if error.use_stderr() {
                 console.err(&text);
+                if github {
+                    let first = text.lines().next().unwrap_or("invalid arguments");
+                    annotate_failure(&args, first.trim_start_matches("error: "), console);
+                }
                 return Outcome::Failed;
             }
             // --help and --version
@@ -144,7 +150,35 @@ where
         Ok(outcome) => outcome,
         Err(error) => {
             console.err(&format!("error: {error:#}\n"));
+            if github {
+                annotate_failure(&args, &format!("{error:#}"), console);
+            }
             Outcome::Failed
         }
     }
+}
+
+/// Whether the command line asks for `--format github`, read from the raw arguments so that
+/// a command line clap refuses is annotated too.
+fn asks_for_github(args: &[OsString]) -> bool {
+    args.iter()
+        .zip(args.iter().skip(1))
+        .any(|(flag, value)| flag == "--format" && value == "github")
+        || args.iter().any(|a| a == "--format=github")
+}
+
+/// An exit 2 as an `::error` annotation, so a run that could not check is visible on the pull
+/// request like a finding (a connection refused, a bad manifest).
+fn annotate_failure(args: &[OsString], message: &str, console: &mut Console) {
+    let command = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .map_or_else(String::new, |a| format!(" {}", a.to_string_lossy()));
+    console.out(&render::github::annotation(
+        render::Severity::Error,
+        None,
+        &format!("mongo-schema{command} could not run"),
+        message,
+    ));
 }

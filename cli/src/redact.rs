@@ -12,20 +12,46 @@ const SECRET_OPTIONS: &[&str] = &[
 /// The mask written in place of a secret.
 pub const MASK: &str = "****";
 
-/// Masks the password and secret options of a MongoDB connection string.
+/// Where the user information of something that looks like a connection string starts, valid
+/// or not: after `mongodb://`, and after the mistyped forms of that scheme (`mongodb:/`,
+/// `mongodb//`, `mongodb:`), after any other `scheme://`, or at the start when there is no
+/// scheme at all (`ann:pw@host`). `None` when there is no `@` before the options, so no
+/// credentials.
+fn userinfo_start(uri: &str) -> Option<usize> {
+    let before_query = uri.split('?').next().unwrap_or(uri);
+    let at = before_query.rfind('@')?;
+    let region = &before_query[..at];
+    let lower = region.to_ascii_lowercase();
+    let start = if let Some(rest) = lower
+        .strip_prefix("mongodb+srv")
+        .or(lower.strip_prefix("mongodb"))
+    {
+        let separators = rest.len() - rest.trim_start_matches([':', '/']).len();
+        region.len() - rest.len() + separators
+    } else if let Some(i) = region.find("://") {
+        i + 3
+    } else {
+        0
+    };
+    Some(start)
+}
+
+/// Masks the password and secret options of a MongoDB connection string, and of anything that
+/// looks like one (a mistyped scheme, or none: `mongodb:/ann:pw@host`, `ann:pw@host`).
 ///
 /// `mongodb://user:pass@host/db?authSource=admin` becomes `mongodb://user:****@host/db?authSource=admin`.
-/// A string that is not a connection string is returned unchanged.
+/// A string without credentials is returned unchanged.
 ///
 /// ```
 /// use mongo_schema_cli::redact::redact_uri;
 /// assert_eq!(redact_uri("mongodb://ann:s3cret@db.example:27017/shop"), "mongodb://ann:****@db.example:27017/shop");
+/// assert_eq!(redact_uri("mongodb:/ann:s3cret@db.example/shop"), "mongodb:/ann:****@db.example/shop");
 /// ```
 pub fn redact_uri(uri: &str) -> String {
-    let Some(scheme_end) = uri.find("://") else {
+    let Some(scheme_end) = userinfo_start(uri).or_else(|| uri.find("://").map(|i| i + 3)) else {
         return uri.to_owned();
     };
-    let (scheme, rest) = uri.split_at(scheme_end + 3);
+    let (scheme, rest) = uri.split_at(scheme_end);
     let (before_query, query) = match rest.find('?') {
         Some(q) => (&rest[..q], Some(&rest[q + 1..])),
         None => (rest, None),
@@ -72,8 +98,8 @@ pub fn secrets_of(uri: &str) -> Vec<String> {
         return Vec::new();
     }
     let mut secrets = vec![uri.to_owned()];
-    if let Some(scheme_end) = uri.find("://") {
-        let rest = &uri[scheme_end + 3..];
+    if let Some(scheme_end) = userinfo_start(uri).or_else(|| uri.find("://").map(|i| i + 3)) {
+        let rest = &uri[scheme_end..];
         let before_query = rest.split('?').next().unwrap_or(rest);
         if let Some(at) = before_query.rfind('@')
             && let Some((_, password)) = before_query[..at].split_once(':')
@@ -162,6 +188,21 @@ mod tests {
             redact_uri("mongodb://ann:p@ss/w@host/db"),
             "mongodb://ann:****@host/db"
         );
+    }
+
+    #[test]
+    fn mistyped_schemes_and_no_scheme_are_masked_too() {
+        for (uri, shown) in [
+            ("mongodb:/ann:pw1@host/db", "mongodb:/ann:****@host/db"),
+            ("mongodb//ann:pw1@host/db", "mongodb//ann:****@host/db"),
+            ("mongodb:ann:pw1@host/db", "mongodb:ann:****@host/db"),
+            ("ann:pw1@host/db", "ann:****@host/db"),
+            ("mongo://ann:pw1@host/db", "mongo://ann:****@host/db"),
+            ("MONGODB+SRV:/ann:pw1@host", "MONGODB+SRV:/ann:****@host"),
+        ] {
+            assert_eq!(redact_uri(uri), shown);
+            assert!(secrets_of(uri).contains(&"pw1".to_owned()), "{uri}");
+        }
     }
 
     #[test]

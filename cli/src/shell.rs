@@ -29,6 +29,78 @@ impl std::fmt::Display for ShellError {
     }
 }
 
+/// How to print a value in full in mongosh, for the messages below.
+const PRINT_IN_FULL: &str = "print it in full with `EJSON.stringify(<expression>, null, 2)` (or \
+     `config.set(\"inspectDepth\", Infinity)` and `config.set(\"inspectCompact\", false)`, then \
+     `printjson(<expression>)`) and paste only what it prints";
+
+/// Why a paste that neither reader reads is not a value, when it is a known mistake: the shell's
+/// prompt pasted with it (`shop> `), or the REPL's shortened display (`[Object]`, `[Array]`,
+/// `... 5 more items`, a `...` line). `None` when it is none of these.
+///
+/// ```
+/// let why = mongo_schema_cli::shell::diagnose("shop> db.getCollectionInfos()\n[ { name: 'a' } ]").unwrap();
+/// assert!(why.starts_with("line 1 is a mongosh prompt"), "{why}");
+/// ```
+pub fn diagnose(text: &str) -> Option<String> {
+    for (i, line) in text.lines().enumerate() {
+        if let Some(prompt) = prompt(line) {
+            return Some(format!(
+                "line {} is a mongosh prompt (`{prompt}`), pasted with the output: paste only the \
+                 printed value, or {PRINT_IN_FULL}",
+                i + 1
+            ));
+        }
+    }
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        let shortened = ["[Object]", "[Array]", "[Function", "[Circular"]
+            .into_iter()
+            .find(|t| line.contains(t))
+            .or_else(|| more_items(trimmed).then_some("... N more items"))
+            .or_else(|| matches!(trimmed, "..." | "...," | "…").then_some("..."));
+        if let Some(token) = shortened {
+            return Some(format!(
+                "line {}: `{token}` is mongosh's shortened display, not the value (nested \
+                 documents past its inspect depth and long arrays are cut): {PRINT_IN_FULL}",
+                i + 1
+            ));
+        }
+    }
+    None
+}
+
+/// The prompt at the start of `line` (`shop> `, `rs0 [direct: primary] shop> `), if any.
+fn prompt(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let end = line
+        .find("> ")
+        .map(|i| i + 1)
+        .or_else(|| line.ends_with('>').then_some(line.len()))?;
+    let head = &line[..end - 1];
+    // A database name, optionally after a replica set or Atlas label in brackets: words,
+    // dashes, dots, colons and brackets only (a value has quotes, braces or commas).
+    let word = |c: char| c.is_alphanumeric() || "_-.:[] ".contains(c);
+    let named = head
+        .split_whitespace()
+        .last()
+        .is_some_and(|db| db.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)));
+    (named && head.chars().all(word)).then_some(&line[..end])
+}
+
+/// `... 12 more items`, as util.inspect ends a long array.
+fn more_items(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("... ") else {
+        return false;
+    };
+    let mut words = rest.split_whitespace();
+    words
+        .next()
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+        && words.next() == Some("more")
+        && words.next().is_some_and(|w| w.starts_with("item"))
+}
+
 /// Parses one value in mongosh's printed syntax.
 ///
 /// # Errors
@@ -483,6 +555,43 @@ mod tests {
         assert!(matches!(d.get("j"), Some(Bson::RegularExpression(_))));
         assert!(matches!(d.get("k"), Some(Bson::ObjectId(_))));
         assert_eq!(d.get("l"), Some(&Bson::MinKey));
+    }
+
+    #[test]
+    fn pasted_prompts_and_shortened_output_are_named() {
+        for (text, start) in [
+            (
+                "shop> printjson(x)\n{ a: 1 }",
+                "line 1 is a mongosh prompt (`shop>`)",
+            ),
+            (
+                "{ a: 1 }\nrs0 [direct: primary] shop> ",
+                "line 2 is a mongosh prompt (`rs0 [direct: primary] shop>`)",
+            ),
+            (
+                "[\n  { a: { b: [Object] } }\n]",
+                "line 2: `[Object]` is mongosh's shortened",
+            ),
+            ("{ a: [Array] }", "line 1: `[Array]` is mongosh's shortened"),
+            (
+                "[\n  1,\n  ... 100 more items\n]",
+                "line 3: `... N more items`",
+            ),
+            (
+                "{\n  a: 1,\n  ...\n}",
+                "line 3: `...` is mongosh's shortened",
+            ),
+        ] {
+            let why = diagnose(text).unwrap();
+            assert!(why.starts_with(start), "{why}");
+            assert!(
+                why.contains("EJSON.stringify(<expression>, null, 2)"),
+                "{why}"
+            );
+        }
+        // Only consulted once both readers have failed; a `>` inside a value is no prompt.
+        assert_eq!(diagnose("{ cmp: a > b }"), None);
+        assert_eq!(diagnose("{ a: 1 "), None);
     }
 
     #[test]

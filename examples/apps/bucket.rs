@@ -199,7 +199,7 @@ fn explain() -> String {
         reading.collection,
         json(&reading.filter),
         json(&reading.update),
-        mongo_schema::manifest::to_json_text(&average, mongo_schema::ExtJsonMode::Relaxed),
+        mongo_schema::extjson::to_string_pretty(&average, mongo_schema::ExtJsonMode::Relaxed),
     )
 }
 

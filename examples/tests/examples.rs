@@ -139,9 +139,10 @@ fn shipped_catalogs_are_what_the_server_lists_after_the_drift() {
     let bless = std::env::var_os("MONGO_SCHEMA_BLESS").is_some();
     for example in ALL {
         let catalog = catalog_after(example, &(example.drift)());
-        let text =
-            mongo_schema::manifest::to_json_text(&Bson::Document(catalog), ExtJsonMode::Canonical)
-                + "\n";
+        let text = mongo_schema::extjson::to_string_pretty(
+            &Bson::Document(catalog),
+            ExtJsonMode::Canonical,
+        ) + "\n";
         let path = live_path(example);
         if bless {
             std::fs::write(&path, &text).unwrap();
@@ -159,8 +160,10 @@ fn shipped_catalogs_are_what_the_server_lists_after_the_drift() {
 fn applied_declarations_are_in_sync() {
     for example in ALL {
         let catalog = catalog_after(example, &[]);
-        let text =
-            mongo_schema::manifest::to_json_text(&Bson::Document(catalog), ExtJsonMode::Canonical);
+        let text = mongo_schema::extjson::to_string_pretty(
+            &Bson::Document(catalog),
+            ExtJsonMode::Canonical,
+        );
         let path = std::env::temp_dir().join(format!(
             "mongo-schema-examples-{}-{}.json",
             std::process::id(),

@@ -6,7 +6,7 @@
 //! [`MongoSchema::field_path`], JSON options parse as Extended JSON, and every combination the
 //! server would refuse becomes a [`SpecError`] naming the collection.
 
-use bson::{Bson, Document};
+use bson::Document;
 
 use crate::collection::{
     Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
@@ -189,12 +189,7 @@ fn json(ns: &str, what: &str, text: &str) -> Result<Document, SpecError> {
         ns: ns.to_owned(),
         reason: format!("{what} is not an Extended JSON document: {reason}"),
     };
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
-    match Bson::try_from(value).map_err(|e| invalid(e.to_string()))? {
-        Bson::Document(d) => Ok(d),
-        other => Err(invalid(format!("found {other}"))),
-    }
+    crate::extjson::parse_document(text).map_err(|e| invalid(e.to_string()))
 }
 
 fn resolve<T: MongoSchema + ?Sized>(ns: &str, path: &str) -> Result<String, SpecError> {

@@ -4,12 +4,10 @@
 //! Shape: `{"collections": [{"name", "options": {<create options>}, "indexes": [<createIndexes
 //! entries>], "shardKey": {"key", "unique"}}]}`, collections sorted by name, keys in a fixed order.
 
-use std::fmt::Write as _;
-
 use bson::{Bson, Document};
 
 use crate::collection::{CollectionSpec, DocumentError, SpecError};
-use crate::schema::ExtJsonMode;
+use crate::extjson::{self, ExtJsonError, ExtJsonMode};
 
 /// Declared collections, sorted by name.
 ///
@@ -35,16 +33,9 @@ pub struct Manifest {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ManifestError {
-    /// Not JSON, or not Extended JSON (`{"$numberLong": 5}`).
-    #[error("line {line}, column {column}: {message}")]
-    Json {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the JSON parser said.
-        message: String,
-    },
+    /// Not JSON, or not Extended JSON (`{"$numberLong": 5}`): line, column and field.
+    #[error(transparent)]
+    Json(#[from] ExtJsonError),
     /// JSON of the wrong shape: `path` is dotted from the top (`collections[2].indexes[0].key`).
     #[error("{path}: {message}")]
     Shape {
@@ -101,7 +92,8 @@ impl Manifest {
     /// The manifest as pretty-printed relaxed Extended JSON, ending in a newline. Key order is
     /// the document order, so the text is the same on every run.
     pub fn to_json(&self) -> String {
-        let mut text = to_json_text(&Bson::Document(self.to_document()), ExtJsonMode::Relaxed);
+        let mut text =
+            extjson::to_string_pretty(&Bson::Document(self.to_document()), ExtJsonMode::Relaxed);
         text.push('\n');
         text
     }
@@ -149,150 +141,8 @@ impl Manifest {
     /// [`ManifestError::Json`] with line and column for text that is not Extended JSON;
     /// [`ManifestError::Shape`] with a path for JSON of the wrong shape.
     pub fn from_json(text: &str) -> Result<Manifest, ManifestError> {
-        let doc = parse_extjson_document(text)?;
+        let doc = extjson::parse_document(text)?;
         Manifest::from_document(&doc)
-    }
-}
-
-/// Parses Extended JSON text (relaxed or canonical) into a document, keeping field order.
-///
-/// # Errors
-/// [`ManifestError::Json`] with line and column.
-pub fn parse_extjson_document(text: &str) -> Result<Document, ManifestError> {
-    // bson's own deserializer reads the `$`-keys of Extended JSON and keeps field order, which
-    // serde_json's `Value` would not without its `preserve_order` feature.
-    let value: Bson = serde_json::from_str(text).map_err(|e| ManifestError::Json {
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })?;
-    match value {
-        Bson::Document(doc) => Ok(doc),
-        other => Err(ManifestError::Json {
-            line: 1,
-            column: 1,
-            message: format!("expected a JSON object at the top, found {other}"),
-        }),
-    }
-}
-
-/// Pretty-prints a BSON value as Extended JSON with two-space indentation, keeping document
-/// field order. Documents whose values are all scalars fit on one line.
-///
-/// ```
-/// use mongo_schema::manifest::to_json_text;
-/// use mongo_schema::ExtJsonMode;
-/// let text = to_json_text(&bson::Bson::Document(bson::doc! { "b": 1_i64, "a": [] }), ExtJsonMode::Canonical);
-/// assert_eq!(text, r#"{"b": {"$numberLong":"1"}, "a": []}"#);
-/// ```
-pub fn to_json_text(value: &Bson, mode: ExtJsonMode) -> String {
-    let mut out = String::new();
-    write_value(&mut out, value, mode, 0);
-    out
-}
-
-fn is_scalar(value: &Bson) -> bool {
-    match value {
-        Bson::Document(d) => d.is_empty(),
-        Bson::Array(a) => a.is_empty(),
-        _ => true,
-    }
-}
-
-/// Whether a value fits on a line inside a flat document: a scalar or an array of scalars.
-fn is_inline(value: &Bson) -> bool {
-    match value {
-        Bson::Array(a) => a.iter().all(is_scalar),
-        other => is_scalar(other),
-    }
-}
-
-/// Whether a document is short and flat enough for one line.
-fn is_flat(doc: &Document) -> bool {
-    doc.len() <= 4 && doc.values().all(is_inline)
-}
-
-fn leaf_json(leaf: &Bson, mode: ExtJsonMode) -> String {
-    let json = match mode {
-        ExtJsonMode::Relaxed => leaf.clone().into_relaxed_extjson(),
-        ExtJsonMode::Canonical => leaf.clone().into_canonical_extjson(),
-    };
-    json.to_string()
-}
-
-fn write_value(out: &mut String, value: &Bson, mode: ExtJsonMode, depth: usize) {
-    match value {
-        Bson::Document(doc) => write_document(out, doc, mode, depth),
-        Bson::Array(items) => {
-            if items.is_empty() {
-                out.push_str("[]");
-                return;
-            }
-            if items.iter().all(is_scalar) {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write_value(out, item, mode, depth + 1);
-                }
-                out.push(']');
-                return;
-            }
-            out.push_str("[\n");
-            for (i, item) in items.iter().enumerate() {
-                indent(out, depth + 1);
-                write_value(out, item, mode, depth + 1);
-                if i + 1 < items.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            indent(out, depth);
-            out.push(']');
-        }
-        leaf => {
-            out.push_str(&leaf_json(leaf, mode));
-        }
-    }
-}
-
-fn write_document(out: &mut String, doc: &Document, mode: ExtJsonMode, depth: usize) {
-    if doc.is_empty() {
-        out.push_str("{}");
-        return;
-    }
-    let flat = is_flat(doc);
-    out.push('{');
-    if !flat {
-        out.push('\n');
-    }
-    for (i, (key, value)) in doc.iter().enumerate() {
-        if flat {
-            if i > 0 {
-                out.push_str(", ");
-            }
-        } else {
-            indent(out, depth + 1);
-        }
-        let _ = write!(out, "{}: ", serde_json::Value::String(key.clone()));
-        write_value(out, value, mode, depth + 1);
-        if !flat {
-            if i + 1 < doc.len() {
-                out.push(',');
-            }
-            out.push('\n');
-        }
-    }
-    if !flat {
-        indent(out, depth);
-    }
-    out.push('}');
-}
-
-fn indent(out: &mut String, depth: usize) {
-    for _ in 0..depth {
-        out.push_str("  ");
     }
 }
 
@@ -356,7 +206,12 @@ mod tests {
         let err =
             Manifest::from_json("{\n  \"collections\": [\n    {\"name\": }\n  ]\n}").unwrap_err();
         match err {
-            ManifestError::Json { line, column, .. } => assert_eq!((line, column), (3, 14)),
+            ManifestError::Json(e) => {
+                assert_eq!(
+                    (e.line, e.column, e.path.as_str()),
+                    (3, 14, "collections.0.name")
+                );
+            }
             other => panic!("{other:?}"),
         }
     }

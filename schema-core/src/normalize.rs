@@ -46,9 +46,9 @@ use bson::{Bson, Document};
 use crate::collection::{
     Collation, CollectionSpec, DocumentError, ValidationAction, ValidationLevel,
 };
+use crate::extjson::{self, ExtJsonMode};
 use crate::index::{IndexKeys, IndexKind, IndexSpec};
-use crate::manifest::{ManifestError, parse_extjson_document};
-use crate::schema::ExtJsonMode;
+use crate::manifest::ManifestError;
 
 /// A server reply that cannot be read as a collection or index.
 #[derive(Debug, thiserror::Error)]
@@ -174,7 +174,7 @@ impl Catalog {
     /// # Errors
     /// [`NormalizeError::File`] with line and column, or the path of a field of the wrong shape.
     pub fn from_json(text: &str) -> Result<Catalog, NormalizeError> {
-        Catalog::from_document(&parse_extjson_document(text)?)
+        Catalog::from_document(&extjson::parse_document(text).map_err(ManifestError::from)?)
     }
 
     /// The catalog as a document of the snapshot shape.
@@ -198,10 +198,8 @@ impl Catalog {
 
     /// The catalog as pretty canonical Extended JSON, ending in a newline.
     pub fn to_json(&self) -> String {
-        let mut text = crate::manifest::to_json_text(
-            &Bson::Document(self.to_document()),
-            ExtJsonMode::Canonical,
-        );
+        let mut text =
+            extjson::to_string_pretty(&Bson::Document(self.to_document()), ExtJsonMode::Canonical);
         text.push('\n');
         text
     }

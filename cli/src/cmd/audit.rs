@@ -52,30 +52,34 @@ pub fn run(
     let specs = cmd::declared(&args.declared, linked)?;
     let with_validator: Vec<&CollectionSpec> =
         specs.iter().filter(|s| s.validator.is_some()).collect();
-    let progress = console.progress;
+    // One step per collection; indicatif draws nothing when stderr is not a terminal.
+    let progress = if console.progress {
+        indicatif::ProgressBar::new(with_validator.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(
+            "audit {bar:30} {pos}/{len} collections, ETA {eta}: {msg}",
+        )
+        .expect("the template is valid"),
+    );
     let mut audits = Vec::new();
     let mut notes = Vec::new();
-    block_on(args.connect.timeout, async {
+    let audited = block_on(args.connect.timeout, async {
         let deployment = deployment::connect(&args.connect).await?;
-        for (i, spec) in with_validator.iter().enumerate() {
-            if progress {
-                eprint!(
-                    "\raudit: {} ({}/{})\u{1b}[K",
-                    spec.name,
-                    i + 1,
-                    with_validator.len()
-                );
-            }
+        for spec in &with_validator {
+            progress.set_message(spec.name.clone());
             let audit = audit_one(&deployment.db, spec, args)
                 .await
                 .with_context(|| format!("auditing {}", spec.name))?;
             audits.push(audit);
-        }
-        if progress {
-            eprint!("\r\u{1b}[K");
+            progress.inc(1);
         }
         anyhow::Ok(())
-    })?;
+    });
+    progress.finish_and_clear();
+    audited?;
     for spec in &specs {
         if spec.validator.is_none() {
             notes.push(format!(
@@ -140,7 +144,7 @@ async fn audit_one(
         let local = eval::Validator::from_validator(&validator).ok();
         let pipeline = vec![
             doc! {"$match": rejects.clone()},
-            doc! {"$limit": i64::from(args.sample)},
+            doc! {"$limit": i64::try_from(args.sample).expect("--sample is at most 1000")},
         ];
         for found in aggregate(db, &spec.name, pipeline, max_time_ms).await? {
             let reasons = match &local {

@@ -165,7 +165,7 @@ async fn run_command(db: &Database, command: Document) -> anyhow::Result<Result<
 fn sample_values(path: &std::path::Path) -> anyhow::Result<Document> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read sample values file {}", path.display()))?;
-    let value = crate::extjson::parse(&text)
+    let value = mongo_schema::extjson::parse(&text)
         .with_context(|| format!("bad sample values file {}", path.display()))?;
     let Bson::Document(by_collection) = value else {
         bail!(

@@ -3,7 +3,7 @@
 //!
 //! Inputs stream through a bounded pipeline of chunks (up to 1 MiB). Each worker reads its own
 //! chunk of a file at its offset, so the copy out of the page cache happens on the core that
-//! checks those bytes and no thread only reads (streams such as stdin, and `.json` documents, come
+//! checks those bytes and no thread only reads (streams such as stdin, and `.json` files, come
 //! from a reader thread instead). Chunks are cut in input order in a short turn that hands the
 //! partial document or line at a chunk's end to the next; everything else (structure checks,
 //! JSON parsing, evaluation, reducing verdicts to counts, example ids and rendered lines) runs in
@@ -11,7 +11,8 @@
 //! most two per worker and one more exist, so memory stays flat however large the file and
 //! however many documents fail. `.bson` is concatenated BSON as mongodump writes it;
 //! `.jsonl`/`.ndjson` and `-` (stdin) are one Extended JSON document per line as mongoexport
-//! writes them; `.json` is one document or an array (read whole).
+//! writes them; `.json` is one document or an array, streamed as one line per element
+//! ([`ArrayLines`]). `--input-format` says what `-` or an unusual file name holds.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -20,11 +21,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bson::{Bson, Document, RawDocumentBuf};
+use bson::{Bson, RawDocumentBuf};
 use mongo_schema::eval::{MalformedBson, Validator, Verdict};
+use mongo_schema::extjson::{self, ExtJsonError};
+
+use crate::json_array::ArrayLines;
 
 /// Arguments of `mongo-schema validate`.
 #[derive(Clone, Debug, clap::Args)]
@@ -46,18 +49,47 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "NAME", requires = "manifest")]
     pub collection: Option<String>,
     /// Documents to check: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport), `.json` (one
-    /// document or an array), `-` for JSON lines on stdin. Default: `-`.
+    /// document or an array), `-` for stdin (JSON lines unless --input-format says otherwise).
+    /// Without any, stdin is read when it is not a terminal.
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// `summary` (default): counts and the failing rules ranked; `jsonl`: one line per document.
+    /// What the inputs hold; `auto` (default) goes by the file name, and reads JSON lines on `-`.
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto, value_name = "KIND")]
+    pub input_format: InputFormat,
+    /// `summary` (default): counts and the failing rules ranked; `json`: the same as one JSON
+    /// document; `github`: the failing rules as workflow annotations; `jsonl`: one line per
+    /// document.
     #[arg(long, value_enum, default_value_t = ValidateFormat::Summary)]
     pub format: ValidateFormat,
-    /// Worker threads (default: every core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: every core; 1 to 1024).
+    #[arg(long, value_parser = crate::args::count::<1, 1024>, value_name = "N")]
     pub threads: Option<usize>,
-    /// Example document ids listed per failing rule in the summary.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    /// Example document ids listed per failing rule in the summary (0 to 1000).
+    #[arg(long, default_value_t = 3, value_parser = crate::args::count::<0, 1000>, value_name = "N")]
     pub examples: usize,
+}
+
+/// What an input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// By the file name (`.bson`, `.jsonl`, `.ndjson`, `.json`); JSON lines on stdin.
+    Auto,
+    /// Concatenated BSON documents, as mongodump writes them.
+    Bson,
+    /// One Extended JSON document per line, as mongoexport writes them.
+    Jsonl,
+    /// One Extended JSON document, or an array of them (`mongoexport --jsonArray`).
+    Json,
+}
+
+impl InputFormat {
+    fn noun(self) -> &'static str {
+        match self {
+            InputFormat::Bson => "BSON documents",
+            InputFormat::Json => "a JSON document or array",
+            InputFormat::Auto | InputFormat::Jsonl => "JSON lines",
+        }
+    }
 }
 
 /// Output formats of `validate`.
@@ -65,6 +97,10 @@ pub struct ValidateArgs {
 pub enum ValidateFormat {
     /// Counts and the failing rules ranked by count, with example ids.
     Summary,
+    /// The summary as one JSON document.
+    Json,
+    /// The failing rules as GitHub Actions annotations, and a notice with the counts.
+    Github,
     /// `{"index": N, "_id": ..., "valid": bool, "errors": [...]}` per document.
     Jsonl,
 }
@@ -79,8 +115,13 @@ pub fn run(args: &ValidateArgs) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let code = run_to(args, &mut out)?;
-    out.flush()?;
-    Ok(code)
+    match out.flush() {
+        // A reader that has seen enough (`| head`) ends the output, as for every command.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("writing results"))
+        }
+        _ => Ok(code),
+    }
 }
 
 /// [`run`], writing the report to `out` (notes and progress still go to stderr).
@@ -111,14 +152,30 @@ fn run_sized(args: &ValidateArgs, sizes: Sizes, out: &mut impl Write) -> anyhow:
         );
     }
     let inputs = if args.inputs.is_empty() {
+        if std::io::stdin().is_terminal() {
+            bail!(
+                "no input: give the files to check, or `-` to read {} from stdin",
+                args.input_format.noun()
+            );
+        }
         vec![PathBuf::from("-")]
     } else {
         args.inputs.clone()
     };
     let mut tally = Tally::new(args.examples);
-    let mut progress = Progress::new(std::io::stderr().is_terminal());
+    // The total is known for files; stdin and pipes count towards no total.
+    let total = inputs
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .sum::<Option<u64>>();
+    let progress = Progress::new(total);
     for input in &inputs {
-        let source = Source::open(input)?;
+        let source = Source::open(input, args.input_format)?;
         let job = Job {
             validator: &validator,
             framing: source.framing(),
@@ -126,11 +183,26 @@ fn run_sized(args: &ValidateArgs, sizes: Sizes, out: &mut impl Write) -> anyhow:
             examples: args.examples,
         };
         let name = input.display().to_string();
-        check_input(&job, source, &name, sizes, &mut tally, &mut progress, out)?;
+        let checked = check_input(&job, source, &name, sizes, &mut tally, &progress, out);
+        if let Err(e) = checked {
+            progress.finish();
+            return Err(e);
+        }
+        if tally.closed {
+            break;
+        }
     }
     progress.finish();
-    if args.format == ValidateFormat::Summary {
-        tally.write_summary(out)?;
+    let written = match args.format {
+        ValidateFormat::Summary => tally.write_summary(out),
+        ValidateFormat::Json => tally.write_json(out),
+        ValidateFormat::Github => tally.write_github(out),
+        ValidateFormat::Jsonl => Ok(()),
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(anyhow::Error::new(e).context("writing results"));
     }
     Ok(if tally.invalid == 0 {
         ExitCode::SUCCESS
@@ -253,8 +325,9 @@ enum Framing {
     Bson,
     /// One Extended JSON document per line; errors name lines.
     Lines,
-    /// BSON serialized here from a `.json` file; errors name the document's position.
-    Docs,
+    /// A `.json` file's documents, one per line ([`ArrayLines`]); errors name the document's
+    /// position in the array.
+    Array,
 }
 
 /// An opened input.
@@ -263,61 +336,65 @@ enum Source {
     File(File, Framing),
     /// A stream (stdin): a reader thread reads it in chunks.
     Stream(Box<dyn Read + Send>, Framing),
-    /// The documents of a `.json` file, already parsed.
-    Docs(std::vec::IntoIter<Document>),
 }
 
 impl Source {
-    fn open(path: &Path) -> anyhow::Result<Source> {
+    fn open(path: &Path, format: InputFormat) -> anyhow::Result<Source> {
         let name = path.display().to_string();
-        if name == "-" {
-            return Ok(Source::Stream(Box::new(std::io::stdin()), Framing::Lines));
-        }
-        let file = File::open(path).with_context(|| format!("opening {name}"))?;
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let framing = match ext.as_str() {
-            "bson" => Framing::Bson,
-            "jsonl" | "ndjson" => Framing::Lines,
-            "json" => {
-                let mut text = String::new();
-                std::io::BufReader::new(file)
-                    .read_to_string(&mut text)
-                    .with_context(|| format!("reading {name}"))?;
-                let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-                    anyhow::anyhow!("{name}: line {} column {}: {e}", e.line(), e.column())
-                })?;
-                let docs = match json {
-                    serde_json::Value::Array(items) => items
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, v)| extjson_doc(v).with_context(|| format!("{name}: item {i}")))
-                        .collect::<anyhow::Result<Vec<_>>>()?,
-                    other => vec![extjson_doc(other).with_context(|| name.clone())?],
-                };
-                return Ok(Source::Docs(docs.into_iter()));
+        let by_name = || {
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            match ext.as_str() {
+                "bson" => Ok(InputFormat::Bson),
+                "jsonl" | "ndjson" => Ok(InputFormat::Jsonl),
+                "json" => Ok(InputFormat::Json),
+                other => bail!(
+                    "{name}: unknown input kind {other:?}; expected .bson, .jsonl, .ndjson, .json \
+                     or -, or say which with --input-format"
+                ),
             }
-            other => bail!(
-                "{name}: unknown input kind {other:?}; expected .bson, .jsonl, .ndjson, .json or -"
-            ),
         };
-        // Named pipes and devices cannot be read at offsets: a reader thread reads them.
-        let regular =
-            cfg!(any(unix, windows)) && file.metadata().map(|m| m.is_file()).unwrap_or(false);
-        Ok(if regular {
-            Source::File(file, framing)
+        let format = match format {
+            InputFormat::Auto if name == "-" => InputFormat::Jsonl,
+            InputFormat::Auto => by_name()?,
+            given => given,
+        };
+        let framing = match format {
+            InputFormat::Bson => Framing::Bson,
+            InputFormat::Json => Framing::Array,
+            InputFormat::Auto | InputFormat::Jsonl => Framing::Lines,
+        };
+        let reader: Box<dyn Read + Send> = if name == "-" {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                eprintln!(
+                    "validate: reading {} from stdin (end it with Ctrl-D)",
+                    format.noun()
+                );
+            }
+            Box::new(stdin)
         } else {
-            Source::Stream(Box::new(file), framing)
+            let file = File::open(path).with_context(|| format!("opening {name}"))?;
+            // Named pipes and devices cannot be read at offsets: a reader thread reads them.
+            let regular =
+                cfg!(any(unix, windows)) && file.metadata().map(|m| m.is_file()).unwrap_or(false);
+            if regular && framing != Framing::Array {
+                return Ok(Source::File(file, framing));
+            }
+            Box::new(file)
+        };
+        Ok(match framing {
+            Framing::Array => Source::Stream(Box::new(ArrayLines::new(reader)), framing),
+            _ => Source::Stream(reader, framing),
         })
     }
 
     fn framing(&self) -> Framing {
         match self {
             Source::File(_, framing) | Source::Stream(_, framing) => *framing,
-            Source::Docs(_) => Framing::Docs,
         }
     }
 }
@@ -479,35 +556,6 @@ fn read_stream(
             }
             Ok(())
         }
-        Source::Docs(docs) => {
-            let mut docs = docs.peekable();
-            while docs.peek().is_some() && !stop.load(Ordering::Relaxed) {
-                let Some(mut buf) = credit() else { break };
-                buf.clear();
-                for doc in docs.by_ref() {
-                    let raw =
-                        RawDocumentBuf::try_from(&doc).context("document does not serialize")?;
-                    buf.extend_from_slice(raw.as_bytes());
-                    if buf.len() >= sizes.chunk {
-                        break;
-                    }
-                }
-                let len = buf.len();
-                let last = docs.peek().is_none();
-                let raw = Raw {
-                    seq,
-                    bytes: buf,
-                    len,
-                    last,
-                    error: None,
-                };
-                if work.send(raw).is_err() {
-                    break;
-                }
-                seq += 1;
-            }
-            Ok(())
-        }
     }
 }
 
@@ -639,7 +687,7 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
         Some(0)
     } else {
         match framing {
-            Framing::Bson | Framing::Docs => {
+            Framing::Bson => {
                 let mut len = [0u8; 4];
                 let have = h.min(4);
                 len[..have].copy_from_slice(&head[..have]);
@@ -657,12 +705,12 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
                     (n as usize - h <= data.len()).then(|| n as usize - h)
                 }
             }
-            Framing::Lines => data.iter().position(|&b| b == b'\n').map(|i| i + 1),
+            Framing::Lines | Framing::Array => data.iter().position(|&b| b == b'\n').map(|i| i + 1),
         }
     };
     let Some(k) = k else {
         link.carry = joined(data.len());
-        if framing == Framing::Lines && link.carry.len() >= max_line {
+        if framing != Framing::Bson && link.carry.len() >= max_line {
             link.ended = true;
             framed.overlong = Some(link.carry.len());
         }
@@ -672,7 +720,7 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
         framed.joined = joined(k);
     }
     let end = match framing {
-        Framing::Bson | Framing::Docs => match bson_cut(&data[k..]) {
+        Framing::Bson => match bson_cut(&data[k..]) {
             Cut::At(c) => k + c,
             Cut::None => k,
             Cut::Implausible => {
@@ -680,7 +728,7 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
                 data.len()
             }
         },
-        Framing::Lines => data[k..]
+        Framing::Lines | Framing::Array => data[k..]
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(k, |i| k + i + 1),
@@ -693,14 +741,6 @@ fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed 
         framed.overlong = Some(link.carry.len());
     }
     framed
-}
-
-fn extjson_doc(json: serde_json::Value) -> anyhow::Result<Document> {
-    match Bson::try_from(json) {
-        Ok(Bson::Document(d)) => Ok(d),
-        Ok(other) => bail!("expected a document, found {other}"),
-        Err(e) => bail!("invalid Extended JSON: {e}"),
-    }
 }
 
 /// Where and how a chunk stops being readable, relative to the chunk (the writer adds where the
@@ -719,14 +759,10 @@ enum Broken {
         line: u64,
         error: MalformedBson,
     },
-    /// A line that is not JSON.
-    Json {
-        line: u64,
-        column: usize,
-        error: String,
-    },
-    /// A line that is JSON but not an Extended JSON document.
-    ExtJson { line: u64, error: anyhow::Error },
+    /// A line that is not an Extended JSON document (the error's line is always 1).
+    Json { line: u64, error: ExtJsonError },
+    /// A document BSON cannot hold (a NUL character in a field name).
+    Unstorable { line: u64 },
     /// A line without an end within `len` bytes (the reader's limit).
     Overlong { line: u64, len: usize },
     /// Reading the input failed after the chunk's documents.
@@ -821,7 +857,7 @@ impl Done {
     /// `false` once the input is broken.
     fn check(&mut self, job: &Job<'_>, b: &[u8], base: usize) -> bool {
         match job.framing {
-            Framing::Bson | Framing::Docs => {
+            Framing::Bson => {
                 let mut p = 0;
                 while p < b.len() {
                     let rest = b.len() - p;
@@ -855,7 +891,7 @@ impl Done {
                     p += n;
                 }
             }
-            Framing::Lines => {
+            Framing::Lines | Framing::Array => {
                 let mut p = 0;
                 while p < b.len() {
                     let end = b[p..]
@@ -895,17 +931,11 @@ impl Done {
 
 /// One line of Extended JSON as BSON.
 fn json_line(line: &[u8], number: u64) -> Result<RawDocumentBuf, Broken> {
-    let json: serde_json::Value = serde_json::from_slice(line).map_err(|e| Broken::Json {
+    let doc = extjson::parse_document_slice(line).map_err(|error| Broken::Json {
         line: number,
-        column: e.column(),
-        error: e.to_string(),
+        error,
     })?;
-    extjson_doc(json)
-        .and_then(|doc| RawDocumentBuf::try_from(&doc).context("document does not serialize"))
-        .map_err(|error| Broken::ExtJson {
-            line: number,
-            error,
-        })
+    RawDocumentBuf::try_from(&doc).map_err(|_| Broken::Unstorable { line: number })
 }
 
 /// Ranks failures by rule: the keyword at a path with array positions folded together.
@@ -1057,32 +1087,56 @@ impl Place<'_> {
             Broken::Malformed { at: p, line, error } => {
                 let where_ = match self.framing {
                     Framing::Bson => format!("byte {}", at(p + error.offset)),
-                    Framing::Lines => format!("line {}", lines + line),
-                    Framing::Docs => format!("document {}", docs + 1),
+                    Framing::Lines | Framing::Array => self.unit(lines + line),
                 };
                 anyhow::anyhow!(
                     "{name}: {where_}: {}; {docs} documents read before",
                     error.reason
                 )
             }
-            Broken::Json {
-                line,
-                column,
-                error,
-            } => anyhow::anyhow!(
-                "{name}: line {} column {column}: {error}; {docs} documents read before",
-                lines + line
+            Broken::Json { line, error } => {
+                let at = if error.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(", at {}", error.path)
+                };
+                // An array's element was made one line here: its column means nothing to
+                // the reader of the file, the field path does.
+                let column = match self.framing {
+                    Framing::Array => String::new(),
+                    _ => format!(", column {}", error.column),
+                };
+                anyhow::anyhow!(
+                    "{name}: {}{column}{at}: {}; {docs} documents read before",
+                    self.unit(lines + line),
+                    error.message
+                )
+            }
+            Broken::Unstorable { line } => anyhow::anyhow!(
+                "{name}: {}: a field name holds a NUL character, which BSON cannot store; \
+                 {docs} documents read before",
+                self.unit(lines + line)
             ),
-            Broken::ExtJson { line, error } => error.context(format!(
-                "{name}: line {}; {docs} documents read before",
-                lines + line
-            )),
-            Broken::Io(error) => anyhow::Error::new(error)
-                .context(format!("reading {name}; {docs} documents read before")),
+            Broken::Io(error) => match self.framing {
+                // The array splitter's own errors say where in the file.
+                Framing::Array if error.kind() == std::io::ErrorKind::InvalidData => {
+                    anyhow::anyhow!("{name}: {error}; {docs} documents read before")
+                }
+                _ => anyhow::Error::new(error)
+                    .context(format!("reading {name}; {docs} documents read before")),
+            },
             Broken::Overlong { line, len } => anyhow::anyhow!(
-                "{name}: line {} has no end within {len} bytes; {docs} documents read before",
-                lines + line
+                "{name}: {} has no end within {len} bytes; {docs} documents read before",
+                self.unit(lines + line)
             ),
+        }
+    }
+
+    /// A JSON line's place: its line, or for an array its position (1-based).
+    fn unit(&self, line: u64) -> String {
+        match self.framing {
+            Framing::Array => format!("document {line} of the array"),
+            _ => format!("line {line}"),
         }
     }
 }
@@ -1119,7 +1173,7 @@ fn check_input(
     name: &str,
     sizes: Sizes,
     tally: &mut Tally,
-    progress: &mut Progress,
+    progress: &Progress,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     // Credits are the chunk buffers themselves: a chunk is read only into one, and the writer
@@ -1184,7 +1238,7 @@ fn check_input(
         let mut next = 0;
         let mut failed: Option<anyhow::Error> = None;
         for done in done_rx {
-            if failed.is_some() {
+            if failed.is_some() || tally.closed {
                 continue;
             }
             pending.insert(done.seq, done);
@@ -1196,8 +1250,21 @@ fn check_input(
                 // A break is located from the lines before the chunk and the documents before it.
                 let broken = done.broken.take().map(|b| place.describe(b));
                 place.lines += done.lines;
-                progress.advance(done.bytes);
-                progress.show(tally);
+                progress.advance(done.bytes, tally);
+                let written = match written {
+                    // The reader has seen enough (`| head -1`): the end, not an error.
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                        tally.closed = true;
+                        Ok(())
+                    }
+                    other => other,
+                };
+                if tally.closed {
+                    stop.store(true, Ordering::Relaxed);
+                    credit_tx = None;
+                    pending.clear();
+                    break;
+                }
                 if let Some(e) = broken.or(written
                     .err()
                     .map(|e| anyhow::Error::new(e).context("writing results")))
@@ -1227,13 +1294,18 @@ fn check_input(
     })
 }
 
+/// A failing rule's count, example ids and first failure's summary.
+type RuleTally = (u64, Vec<String>, String);
+
 /// Counts, and the failing rules with example ids.
 struct Tally {
     read: u64,
     invalid: u64,
     examples: usize,
     /// Per rule: count, example ids, the first failure's summary (in input order).
-    rules: HashMap<String, (u64, Vec<String>, String)>,
+    rules: HashMap<String, RuleTally>,
+    /// The output was closed by its reader: nothing more is checked or written.
+    closed: bool,
 }
 
 impl Tally {
@@ -1243,7 +1315,73 @@ impl Tally {
             invalid: 0,
             examples,
             rules: HashMap::new(),
+            closed: false,
         }
+    }
+
+    /// The failing rules, most frequent first.
+    fn ranked(&self) -> Vec<(&String, &RuleTally)> {
+        let mut rules: Vec<_> = self.rules.iter().collect();
+        rules.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+        rules
+    }
+
+    /// `{"documents", "valid", "invalid", "rules": [{"rule", "count", "first", "examples"}]}`.
+    fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let rules: Vec<serde_json::Value> = self
+            .ranked()
+            .into_iter()
+            .map(|(rule, (count, ids, first))| {
+                // Examples are `_id`s as relaxed Extended JSON, or `#N` positions.
+                let examples: Vec<serde_json::Value> = ids
+                    .iter()
+                    .map(|id| {
+                        serde_json::from_str(id)
+                            .unwrap_or_else(|_| serde_json::Value::String(id.clone()))
+                    })
+                    .collect();
+                serde_json::json!({
+                    "rule": rule, "count": count, "first": first, "examples": examples,
+                })
+            })
+            .collect();
+        let summary = serde_json::json!({
+            "documents": self.read,
+            "valid": self.read - self.invalid,
+            "invalid": self.invalid,
+            "rules": rules,
+        });
+        serde_json::to_writer_pretty(&mut *out, &summary)?;
+        writeln!(out)
+    }
+
+    /// One `::error` per failing rule, and a `::notice` with the counts.
+    fn write_github(&self, out: &mut impl Write) -> std::io::Result<()> {
+        use crate::render::{Severity, github::annotation};
+        for (rule, (count, ids, first)) in self.ranked() {
+            let examples = if ids.is_empty() {
+                String::new()
+            } else {
+                format!(" (e.g. {})", ids.join(", "))
+            };
+            let message = format!("{count} documents fail {rule}; first: {first}{examples}");
+            out.write_all(
+                annotation(
+                    Severity::Error,
+                    None,
+                    &format!("validate: {rule}"),
+                    &message,
+                )
+                .as_bytes(),
+            )?;
+        }
+        let counts = format!(
+            "{} documents: {} valid, {} invalid",
+            self.read,
+            self.read - self.invalid,
+            self.invalid
+        );
+        out.write_all(annotation(Severity::Note, None, "validate", &counts).as_bytes())
     }
 
     /// Adds a chunk's results, in input order, and writes its JSON lines with their indexes.
@@ -1273,7 +1411,7 @@ impl Tally {
         Ok(())
     }
 
-    fn write_summary(&self, out: &mut impl Write) -> anyhow::Result<()> {
+    fn write_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(
             out,
             "documents: {}  valid: {}  invalid: {}",
@@ -1285,9 +1423,7 @@ impl Tally {
             return Ok(());
         }
         writeln!(out, "\nfailing rules, most frequent first:")?;
-        let mut rules: Vec<_> = self.rules.iter().collect();
-        rules.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
-        for (rule, (count, ids, first)) in rules {
+        for (rule, (count, ids, first)) in self.ranked() {
             writeln!(out, "  {count:>8}  {rule}")?;
             writeln!(out, "            first: {first}")?;
             if !ids.is_empty() {
@@ -1298,53 +1434,60 @@ impl Tally {
     }
 }
 
-/// A progress line on stderr, only when it is a terminal.
+/// A progress bar on stderr (done and total bytes, rate, ETA, documents and invalid ones),
+/// drawn only when stderr is a terminal and cleared at the end (indicatif hides it otherwise).
 struct Progress {
-    enabled: bool,
-    started: Instant,
-    last: Instant,
-    bytes: u64,
+    bar: indicatif::ProgressBar,
 }
 
 impl Progress {
-    fn new(enabled: bool) -> Progress {
-        let now = Instant::now();
-        Progress {
-            enabled,
-            started: now,
-            last: now,
-            bytes: 0,
-        }
+    /// A bar over `total` input bytes, or a spinner when the total is unknown (stdin).
+    fn new(total: Option<u64>) -> Progress {
+        let target = indicatif::ProgressDrawTarget::stderr_with_hz(5);
+        let bar = match total {
+            Some(total) => {
+                let bar = indicatif::ProgressBar::with_draw_target(Some(total), target);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        // The bar takes what the counts leave of the line, so it never wraps.
+                        "{bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} {msg} {wide_bar}",
+                    )
+                    .expect("the template is valid"),
+                );
+                bar
+            }
+            None => {
+                let bar = indicatif::ProgressBar::with_draw_target(None, target);
+                bar.set_style(
+                    indicatif::ProgressStyle::with_template(
+                        "{spinner} {bytes} {binary_bytes_per_sec} {msg}",
+                    )
+                    .expect("the template is valid"),
+                );
+                bar
+            }
+        };
+        Progress { bar }
     }
 
-    fn advance(&mut self, bytes: usize) {
-        self.bytes += bytes as u64;
-    }
-
-    fn show(&mut self, tally: &Tally) {
-        if !self.enabled || self.last.elapsed() < Duration::from_millis(200) {
+    fn advance(&self, bytes: usize, tally: &Tally) {
+        if self.bar.is_hidden() {
             return;
         }
-        self.last = Instant::now();
-        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
-        eprint!(
-            "\r{} documents, {} invalid, {:.1} MB/s   ",
-            tally.read,
-            tally.invalid,
-            self.bytes as f64 / 1e6 / secs
-        );
+        self.bar.inc(bytes as u64);
+        self.bar
+            .set_message(format!("{} docs, {} invalid", tally.read, tally.invalid));
     }
 
     fn finish(&self) {
-        if self.enabled {
-            eprintln!();
-        }
+        self.bar.finish_and_clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::Document;
 
     fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
         let p = dir.join(name);
@@ -1364,6 +1507,7 @@ mod tests {
             manifest: None,
             collection: None,
             inputs,
+            input_format: InputFormat::Auto,
             format: ValidateFormat::Summary,
             threads: Some(2),
             examples: 3,
@@ -1560,7 +1704,7 @@ mod tests {
             ),
             (
                 bad_line,
-                "line 302 column".to_string(),
+                "line 302, column".to_string(),
                 "300 documents read before",
             ),
         ];
@@ -1661,7 +1805,7 @@ mod tests {
                         "x",
                         sizes,
                         &mut tally,
-                        &mut Progress::new(false),
+                        &Progress::new(None),
                         &mut out,
                     );
                     (
@@ -1671,8 +1815,11 @@ mod tests {
                         tally.invalid,
                     )
                 };
-                let file = check(Source::open(&path).unwrap());
-                assert!(matches!(Source::open(&path).unwrap(), Source::File(..)));
+                let file = check(Source::open(&path, InputFormat::Auto).unwrap());
+                assert!(matches!(
+                    Source::open(&path, InputFormat::Auto).unwrap(),
+                    Source::File(..)
+                ));
                 let stream = check(Source::Stream(
                     Box::new(std::io::Cursor::new(content.clone())),
                     framing,

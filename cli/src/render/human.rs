@@ -27,14 +27,15 @@ pub fn paint(text: &str, paint: Paint, colour: bool) -> String {
     if !colour {
         return text.to_owned();
     }
-    let code = match paint {
-        Paint::Red => "31",
-        Paint::Yellow => "33",
-        Paint::Green => "32",
-        Paint::Dim => "2",
-        Paint::Bold => "1",
+    use anstyle::{AnsiColor, Style};
+    let style = match paint {
+        Paint::Red => AnsiColor::Red.on_default(),
+        Paint::Yellow => AnsiColor::Yellow.on_default(),
+        Paint::Green => AnsiColor::Green.on_default(),
+        Paint::Dim => Style::new().dimmed(),
+        Paint::Bold => Style::new().bold(),
     };
-    format!("\u{1b}[{code}m{text}\u{1b}[0m")
+    format!("{style}{text}{style:#}")
 }
 
 fn severity_label(severity: Severity, colour: bool) -> String {
@@ -93,7 +94,7 @@ pub fn plural(n: usize) -> &'static str {
 
 /// A BSON value as people read it in a report (relaxed Extended JSON, one line).
 pub fn shown(value: &bson::Bson) -> String {
-    crate::extjson::to_string_compact(value, crate::extjson::Mode::Relaxed)
+    mongo_schema::extjson::to_string_compact(value, mongo_schema::ExtJsonMode::Relaxed)
 }
 
 /// The audit: rejected documents per collection, with samples and per-version counts.

@@ -3,11 +3,11 @@
 use bson::{Bson, Document, doc};
 
 use super::Finding;
-use crate::extjson::{self, Mode};
+use mongo_schema::extjson::{self, ExtJsonMode, Layout};
 
 /// A document as pretty relaxed Extended JSON with a final newline.
 pub fn to_text(doc: Document) -> String {
-    let mut text = extjson::to_string_pretty(&Bson::Document(doc), Mode::Relaxed);
+    let mut text = extjson::to_string(&Bson::Document(doc), ExtJsonMode::Relaxed, Layout::Indented);
     text.push('\n');
     text
 }

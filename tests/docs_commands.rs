@@ -128,8 +128,8 @@ fn check(command: &str, examples: &[String]) -> Result<(), String> {
             .map(|i| cargo[i + 1].as_str());
         match (example, bin) {
             (Some(example), _) => (&words[dash + 1..], Some(example)),
-            // The application binary of the guide's step 3.
-            (None, Some("schema")) => (&words[dash + 1..], None),
+            // The application binary of the guide's step 3 (`mongo_schema_cli::main!(myapp)`; tests/app-recipe).
+            (None, Some("mongo-schema")) => (&words[dash + 1..], None),
             (None, other) => return Err(format!("names no example and binary {other:?}")),
         }
     } else {
@@ -252,7 +252,15 @@ fn the_checker_refuses_what_does_not_parse() {
         )
         .is_err()
     );
-    assert!(check("cargo run --bin schema -- lint --format github", &examples).is_ok());
+    assert!(
+        check(
+            "cargo run --bin mongo-schema -- lint --format github",
+            &examples
+        )
+        .is_ok()
+    );
+    // The name the guide used before: no binary of the recipe is called that.
+    assert!(check("cargo run --bin schema -- lint --format github", &examples).is_err());
     assert!(check("mongo-schema generate", &examples).is_err());
     assert!(
         check(

@@ -1,0 +1,3 @@
+//! The corpus's modules; each lists its types for the property tests at its end.
+
+pub mod matrix;

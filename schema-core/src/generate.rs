@@ -30,6 +30,13 @@ use std::sync::Arc;
 
 use bson::{Bson, Document};
 
+#[cfg(feature = "chrono")]
+mod chrono_types;
+mod json_types;
+mod std_types;
+#[cfg(feature = "time")]
+mod time_types;
+
 use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstraint};
 
 /// A Rust type whose BSON form has a `$jsonSchema`.
@@ -45,6 +52,12 @@ use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstra
 ///     bson::doc! { "bsonType": ["int", "long", "null"], "minimum": 0, "maximum": 255 },
 /// );
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `$jsonSchema`: it does not implement `MongoSchema`",
+    label = "no schema for `{Self}`",
+    note = "derive it with `#[derive(MongoSchema)]` if the type is yours",
+    note = "otherwise state the stored form on the field: `#[mongo(bson_type = \"string\")]`, or `#[mongo(schema_as = T)]` with a type `T` that serde writes the same way"
+)]
 pub trait MongoSchema {
     /// Whether serde reads this type from a missing field, as it reads `Option` as `None`.
     ///
@@ -621,6 +634,13 @@ impl<T: MongoSchema> MongoSchema for BTreeSet<T> {
     }
 }
 
+impl<T: MongoSchema, S> MongoSchema for indexmap::IndexSet<T, S> {
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        set_of::<T>(generator)
+    }
+}
+
 impl<T: MongoSchema, const N: usize> MongoSchema for [T; N] {
     const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
@@ -785,59 +805,6 @@ impl MongoSchema for uuid::Uuid {
         // uuid's own Serialize writes the hyphenated string in human-readable formats; bson's
         // serializer is not human-readable, so uuid writes 16 raw bytes: binData subtype 0.
         JsonSchema::bson_type(BsonType::BinData)
-    }
-}
-
-#[cfg(feature = "chrono")]
-mod chrono_impls {
-    use super::*;
-
-    /// chrono's own Serialize writes an RFC 3339 string; to store a BSON date use bson's
-    /// `datetime::FromChrono04DateTime` helper, which the derive recognises.
-    impl<Tz: chrono::TimeZone> MongoSchema for chrono::DateTime<Tz> {
-        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-            crate::formats::rfc3339_string()
-        }
-    }
-
-    impl MongoSchema for chrono::NaiveDate {
-        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-            crate::formats::naive_date_string()
-        }
-    }
-}
-
-#[cfg(feature = "time")]
-mod time_impls {
-    use super::*;
-
-    /// `time` serializes an OffsetDateTime as an array of its parts in non-human-readable formats
-    /// such as BSON; with the `serde-well-known` rfc3339 helper it is a string.
-    ///
-    /// Each part is bounded by the range `time` reads back. Known gaps of `$jsonSchema`: day 366
-    /// of a common year passes the validator and fails to read.
-    impl MongoSchema for time::OffsetDateTime {
-        fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
-            let part = |mut schema: JsonSchema, lo: i64, hi: i64| {
-                schema.minimum = Some(Number::integer(i128::from(lo)));
-                schema.maximum = Some(Number::integer(i128::from(hi)));
-                schema
-            };
-            // (year: i32, ordinal: u16, hour, minute, second: u8, nanosecond: u32,
-            //  offset hours, minutes, seconds: i8), as `time` writes them.
-            let g = generator;
-            tuple(vec![
-                part(i32::json_schema(g), -9999, 9999),
-                part(u16::json_schema(g), 1, 366),
-                part(u8::json_schema(g), 0, 23),
-                part(u8::json_schema(g), 0, 59),
-                part(u8::json_schema(g), 0, 59),
-                part(u32::json_schema(g), 0, 999_999_999),
-                part(i8::json_schema(g), -25, 25),
-                part(i8::json_schema(g), -59, 59),
-                part(i8::json_schema(g), -59, 59),
-            ])
-        }
     }
 }
 

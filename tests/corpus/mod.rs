@@ -1,3 +1,4 @@
 //! The corpus's modules; each lists its types for the property tests at its end.
 
 pub mod matrix;
+pub mod types;

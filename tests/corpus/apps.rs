@@ -350,8 +350,8 @@ models! {
 }
 
 models! {
-    // A session model with a uuid::Uuid user and a numeric expiry (several public session
-    // stores share it; the shape from the search results around Liby99/saemanga-rust).
+    // Unnamed source: a public session-store model the code index returned without naming
+    // its repository (a uuid::Uuid user and a numeric expiry).
     /// A session token: uuid written as binData by the driver, as a string by `$set`.
     pub struct SessionToken {
         pub token: String,
@@ -360,8 +360,9 @@ models! {
         pub expires_at: i64,
     }
 
-    // A user with embedded sessions: hex-string ids through bson's helper, chrono dates
-    // through the helper, a bson Uuid (the shape next to moezakura/toko in the same results).
+    // Unnamed source: a public model the code index returned without naming its repository
+    // (a user with embedded sessions: hex-string ids and chrono dates through bson's helpers,
+    // a bson Uuid).
     /// A login session embedded in its user.
     pub struct EmbeddedSession {
         #[serde(with = "object_id::FromHexString")]
@@ -385,8 +386,8 @@ models! {
         pub sessions: Option<Vec<EmbeddedSession>>,
     }
 
-    // A chrono session whose dates are chrono strings (no helper), optional audit dates
-    // renamed to camelCase and left out when absent.
+    // Unnamed source (as above): a chrono session whose dates are chrono strings (no
+    // helper), an optional audit date renamed to camelCase and left out when absent.
     /// A session with RFC 3339 string dates.
     pub struct StringDatedSession {
         #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -402,8 +403,7 @@ models! {
         pub created_at: Option<chrono::DateTime<chrono::Utc>>,
     }
 
-    // A city location with a coordinate pair and optional dates (the search results'
-    // location model beside collinstb01/ACTIX_WEB_SERVER).
+    // Unnamed source (as above): a city location with a coordinate pair and optional dates.
     /// A city with a coordinate tuple.
     pub struct CityLocation {
         #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -416,7 +416,8 @@ models! {
         pub created_at: Option<bson::DateTime>,
     }
 
-    // A GeoJSON point with `type` renamed and a fixed pair of coordinates.
+    // Unnamed source (as above): a GeoJSON point with `type` renamed and a fixed pair of
+    // coordinates.
     /// A GeoJSON point.
     pub struct GeoPoint {
         #[serde(rename = "type")]
@@ -424,8 +425,8 @@ models! {
         pub coordinates: [f64; 2],
     }
 
-    // A rest stop: the id is a number, optional fields left out when absent, a category
-    // enum with lowercase renames and a location written only with `type`.
+    // Unnamed source (as above): a rest stop whose id is a number, optional fields left out
+    // when absent, a category enum with lowercase renames and a GeoJSON location.
     /// A motorway rest stop.
     pub struct RestStop {
         #[serde(rename = "_id")]
@@ -453,8 +454,9 @@ models! {
         pub coordinates: Vec<f64>,
     }
 
-    // The MongoDB sample "restaurants" model as Rust applications type it: a container
-    // default, an optional embedded address, grades left out when empty.
+    // Unnamed source (as above): the MongoDB sample "restaurants" documents as a public Rust
+    // model types them: a container default, an optional embedded address, grades left out
+    // when empty.
     /// A restaurant of the sample dataset.
     #[derive(Default)]
     #[serde(default)]
@@ -490,7 +492,8 @@ models! {
         pub score: Option<i32>,
     }
 
-    // The MongoDB sample "movies" model: nested awards and ratings, optional lists.
+    // Sample data, not an application: the sample_mflix "movies" documents of MongoDB's
+    // Atlas sample datasets, typed as the Rust driver's tutorials do.
     /// A movie of the sample dataset.
     pub struct Movie {
         #[serde(rename = "_id")]
@@ -532,7 +535,7 @@ models! {
         Text(String),
     }
 
-    // The MongoDB sample "comments" model.
+    // Sample data: sample_mflix "comments".
     /// A comment on a movie.
     pub struct MovieComment {
         #[serde(rename = "_id")]
@@ -547,8 +550,7 @@ models! {
         pub date: bson::DateTime,
     }
 
-    // The MongoDB sample "sales" model (supplies store): items with a Decimal128 price, a
-    // customer and tags.
+    // Sample data: sample_supplies "sales" (items with a Decimal128 price, a customer, tags).
     /// A sale of the supplies store.
     #[serde(rename_all = "camelCase")]
     pub struct Sale {
@@ -589,7 +591,7 @@ models! {
         InStore,
     }
 
-    // The MongoDB sample "accounts"/"transactions" models (sample_analytics).
+    // Sample data: sample_analytics "accounts", "transactions" and "customers".
     /// A bank account with its products.
     pub struct Account {
         #[serde(rename = "_id")]
@@ -658,8 +660,8 @@ models! {
 }
 
 models! {
-    // Event-sourced stock events, internally tagged with an id inside each variant (the
-    // stock events of gvma/stock-manager's sample).
+    // Unnamed source (as above): event-sourced stock events, internally tagged, with the
+    // `_id` inside each variant.
     /// A stock event tagged by `type`.
     #[serde(tag = "type")]
     pub enum StockEvent {
@@ -690,8 +692,8 @@ models! {
         pub qty: i32,
     }
 
-    // A guild configuration of a chat bot (the "guilds" collection model in the search
-    // results): the guild id is a string, the configuration embedded and defaulted.
+    // Unnamed source (as above; its module documents a "guilds" collection of a chat bot):
+    // the guild id is a string, the configuration embedded and defaulted.
     /// A bot's per-guild configuration.
     pub struct Guild {
         #[serde(rename = "_id")]
@@ -720,8 +722,8 @@ models! {
         French,
     }
 
-    // An order with products by id, f32 totals and chrono string dates, and a status enum
-    // with explicit discriminants (serde still writes names).
+    // Unnamed source (as above): an order with products by id, an f32 total, chrono string
+    // dates and a status enum with explicit discriminants (serde still writes names).
     /// A shop order.
     pub struct ShopOrder {
         #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -748,8 +750,8 @@ models! {
         Cancelled,
     }
 
-    // A ride order with `r#status` (a raw identifier field), u64 endpoints and SCREAMING
-    // variants.
+    // Unnamed source (as above): a ride order with `r#status` (a raw identifier field), u64
+    // endpoints and SCREAMING variants.
     /// A ride order.
     pub struct RideOrder {
         #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -772,8 +774,8 @@ models! {
         DONE,
     }
 
-    // An order entity with snake_case status renames and an optional note left out when
-    // absent.
+    // Unnamed source (as above): an order entity with snake_case status renames and an
+    // optional note left out when absent.
     /// A review-rebate order.
     pub struct RebateOrder {
         pub id: String,
@@ -794,7 +796,7 @@ models! {
         Reimbursed,
     }
 
-    // Chat applications: a message whose body is an adjacently tagged enum.
+    // Composite, not one source: a chat message whose body is an adjacently tagged enum.
     /// A chat room message.
     pub struct RoomMessage {
         #[serde(rename = "_id")]
@@ -818,8 +820,7 @@ models! {
         Deleted,
     }
 
-    // An IoT reading with flattened tags (the bucket pattern's readings as applications
-    // keep them).
+    // Composite: an IoT reading with flattened tags.
     /// A sensor reading with extra tags flattened beside it.
     pub struct SensorReading {
         pub sensor: String,
@@ -831,7 +832,7 @@ models! {
         pub tags: BTreeMap<String, String>,
     }
 
-    // A job queue entry: a status enum with data, attempts, and a result of either kind.
+    // Composite: a job queue entry with a data-carrying state and a `Result` outcome.
     /// A background job.
     pub struct Job {
         #[serde(rename = "_id")]
@@ -853,7 +854,7 @@ models! {
         Done,
     }
 
-    // An audit log entry with serde_json payloads, as web services keep request bodies.
+    // Composite: an audit log entry with a serde_json payload.
     /// An audit entry with a JSON payload.
     pub struct AuditEntry {
         #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
@@ -867,7 +868,7 @@ models! {
         pub at: bson::DateTime,
     }
 
-    // A feature flag with a generic rollout and Cow-free string lists.
+    // Composite: a feature flag with an untagged rollout.
     /// A feature flag.
     pub struct FeatureFlag {
         #[serde(rename = "_id")]
@@ -885,7 +886,7 @@ models! {
         Users { users: Vec<String> },
     }
 
-    // A wiki page with revisions and a boxed parent.
+    // Composite: a wiki page with revisions and a boxed parent.
     /// A wiki page.
     pub struct WikiPage {
         #[serde(rename = "_id")]
@@ -908,6 +909,650 @@ models! {
     pub struct PageRef {
         pub slug: String,
         pub title: Option<String>,
+    }
+}
+
+models! {
+    // brilliantDjaka/todo-api-rust src/todo/entity.rs: `_id` spelled as the field.
+    /// A to-do entry.
+    pub struct TodoEntity {
+        #[proptest(strategy = "oid()")]
+        pub _id: ObjectId,
+        pub text: String,
+        pub is_done: bool,
+    }
+
+    // hardcodeddev/RustCRUD src/models.rs: a string id left out when absent, a BSON date.
+    /// A to-do with a due date.
+    pub struct DueTodo {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        pub title: String,
+        pub description: String,
+        #[proptest(strategy = "date()")]
+        pub due_date: bson::DateTime,
+        pub completed: bool,
+    }
+
+    // Kesocial/RustAPI src/models/todo_model.rs: the state as free text.
+    /// A to-do with a textual state.
+    pub struct StatefulTodo {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub description: String,
+        pub state: String,
+    }
+
+    // DhruvGupta3377/Rust-Htmx-TODO src/datastruct.rs: a task and its id.
+    /// A one-line task.
+    pub struct HtmxTask {
+        #[proptest(strategy = "oid()")]
+        pub _id: ObjectId,
+        pub task: String,
+    }
+
+    // dimitrisniras/chat-app src/models/message.rs: a timestamp as epoch milliseconds.
+    /// A chat message stamped with an i64.
+    pub struct StampedMessage {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub username: String,
+        pub content: String,
+        pub timestamp: i64,
+    }
+
+    // neokofg/hello-rocket src/models/message.rs: a message in a chat by string id.
+    /// A message of a chat.
+    pub struct ChatLine {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub sender_name: String,
+        pub message: String,
+        pub chat_id: String,
+    }
+
+    // megaminden/cucura-backend src/models/message.rs: sender, receiver, text timestamp.
+    /// A direct message.
+    pub struct DirectMessage {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub sender: String,
+        pub receiver: String,
+        pub content: String,
+        pub timestamp: String,
+    }
+
+    // megaminden/cucura-backend src/models/notification.rs: a confirmation flag.
+    /// A user notification.
+    pub struct UserNotification {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub user_id: String,
+        pub message: String,
+        pub confirmed: bool,
+        pub timestamp: String,
+    }
+
+    // avidhanorkar/RustChat backend/src/models/message_model.rs: a receiver or a room, each
+    // left out when absent, and a BSON date.
+    /// A message routed to a user or a room.
+    pub struct RoutedMessage {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[proptest(strategy = "oid()")]
+        pub sender_id: ObjectId,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub receiver_id: Option<ObjectId>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub room_id: Option<ObjectId>,
+        pub content: String,
+        #[proptest(strategy = "date()")]
+        pub timestamp: bson::DateTime,
+    }
+
+    // klemen-s/EMP-Seminarska backend/emp-backend/src/models/cart.rs: a cart of items.
+    /// A shopping cart.
+    pub struct Cart {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub _id: Option<ObjectId>,
+        pub products: Vec<CartItem>,
+        #[proptest(strategy = "oid()")]
+        pub user_id: ObjectId,
+    }
+
+    /// A cart line with a u32 quantity.
+    pub struct CartItem {
+        pub size: String,
+        pub quantity: u32,
+        pub color: String,
+        #[proptest(strategy = "oid()")]
+        pub product_id: ObjectId,
+    }
+
+    // klemen-s/EMP-Seminarska (same file): a cart line written as `imageUrl` and read as
+    // `image_url`. The original cannot read what it writes, and the derive refuses it; re-typed
+    // with the alias the derive asks for.
+    /// A cart line for the client, with a split rename made readable.
+    pub struct ContextCartItem {
+        pub size: String,
+        pub quantity: u32,
+        pub color: String,
+        #[serde(rename(serialize = "imageUrl", deserialize = "image_url"), alias = "imageUrl")]
+        pub image_url: String,
+        pub price: f64,
+        #[proptest(strategy = "oid()")]
+        pub product_id: ObjectId,
+    }
+
+    // klemen-s/EMP-Seminarska backend/emp-backend/src/models/order.rs: an order of cart lines.
+    /// An order made from a cart.
+    pub struct CartOrder {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub _id: Option<ObjectId>,
+        pub order_items: Vec<CartItem>,
+        #[proptest(strategy = "oid()")]
+        pub user_id: ObjectId,
+    }
+
+    // SevenTV/SevenTV apps/data-brittler/src/types/price.rs: a provider enum in snake_case.
+    /// A price of a paid plan.
+    pub struct Price {
+        #[serde(rename = "_id")]
+        #[proptest(strategy = "oid()")]
+        pub id: ObjectId,
+        pub template_index: u32,
+        pub label: String,
+        pub provider: PriceProvider,
+        pub provider_id: String,
+        pub live: bool,
+    }
+
+    /// Who takes the payment.
+    #[serde(rename_all = "snake_case")]
+    pub enum PriceProvider {
+        Paypal,
+        Stripe,
+    }
+
+    // iyappan04/ecommerce-api-rust src/models/order_model.rs: lowercase run-together names,
+    // optional chrono dates (strings: no helper), embedded product and user.
+    /// An e-commerce order.
+    pub struct EcommerceOrder {
+        pub user: OrderUser,
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub paymentmethod: String,
+        pub taxprice: i64,
+        pub shippingprice: i64,
+        pub totalprice: i64,
+        pub ispaid: bool,
+        #[proptest(strategy = "proptest::option::of(chrono_utc())")]
+        pub paidat: Option<chrono::DateTime<chrono::Utc>>,
+        pub isdelivered: bool,
+        #[proptest(strategy = "proptest::option::of(chrono_utc())")]
+        pub deliveredat: Option<chrono::DateTime<chrono::Utc>>,
+    }
+
+    /// The ordering user, embedded.
+    pub struct OrderUser {
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub username: String,
+        pub email: String,
+    }
+
+    /// An ordered product, embedded.
+    pub struct OrderProduct {
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub image: String,
+        pub price: i32,
+        pub quantity: i32,
+    }
+
+    /// Where an order ships.
+    pub struct ShippingAddress {
+        pub address: String,
+        pub city: String,
+        pub postalcode: i64,
+        pub country: String,
+    }
+
+    // paq1/sutom-api src/api/players/entities/player_dbo.rs: an f32 score, a u32 count.
+    /// A word-game player.
+    pub struct WordPlayer {
+        #[proptest(strategy = "oid()")]
+        pub _id: ObjectId,
+        pub name: String,
+        pub score: f32,
+        pub nombre_de_parties: u32,
+    }
+
+    // karasick/web_shop_crud src/repository/mongo_db/collections/players/player_schema.rs.
+    /// A shop player with gold.
+    pub struct GoldPlayer {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub _id: Option<ObjectId>,
+        pub name: String,
+        pub gold: f32,
+    }
+
+    // emilioparker/gaia_game_server game_server/src/long_term_storage_service/db_player.rs:
+    // u16 and u32 fields.
+    /// A game server's stored player.
+    pub struct StoredPlayer {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub player_id: u16,
+        pub device_id: String,
+        pub player_name: String,
+        pub constitution: u32,
+    }
+
+    // jackcat13/coding-fighters-back src/model/game.rs: topics and a count kept as text.
+    /// A quiz game.
+    #[derive(Default)]
+    pub struct QuizGame {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub topics: Vec<String>,
+        pub question_number: String,
+    }
+
+    // DefinitelyNotSimon13/rust-mongo-db backend/src/models/user_model.rs: an optional i64
+    // index left out when absent.
+    /// A user with an optional index.
+    pub struct IndexedUser {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub index: Option<i64>,
+        pub name: String,
+        pub location: String,
+        pub title: String,
+    }
+
+    // opensass/opensass src/server/subscriber/model.rs: a renamed chrono date through the
+    // helper.
+    /// A newsletter subscriber.
+    pub struct Subscriber {
+        #[serde(rename = "_id")]
+        #[proptest(strategy = "oid()")]
+        pub id: ObjectId,
+        pub email: String,
+        #[serde(with = "datetime::FromChrono04DateTime", rename = "createdAt")]
+        #[proptest(strategy = "chrono_millis()")]
+        pub created_at: chrono::DateTime<chrono::Utc>,
+    }
+
+    // Hanhan-23/Balap-inV2Mobile backend_rust/src/models/notifikasimodel.rs: two models,
+    // one with an optional reference, one with a list of references.
+    /// A notification pointing at a recommendation.
+    pub struct Notifikasi {
+        #[serde(rename = "_id")]
+        #[proptest(strategy = "oid()")]
+        pub id: ObjectId,
+        pub pesan: String,
+        #[proptest(strategy = "date()")]
+        pub tgl_notif: bson::DateTime,
+        #[proptest(strategy = "maybe_oid()")]
+        pub id_rekomendasi: Option<ObjectId>,
+    }
+
+    /// A recommendation over several reports.
+    pub struct RekomendasiNotifikasi {
+        #[serde(rename = "_id")]
+        #[proptest(strategy = "oid()")]
+        pub id: ObjectId,
+        pub status_urgent: String,
+        pub status_rekom: String,
+        #[proptest(strategy = "prop::collection::vec(oid(), 0..3)")]
+        pub id_laporan: Vec<ObjectId>,
+    }
+
+    // williammunozr/rocket-mongo-api src/models/subscription_model.rs.
+    /// A mailing-list subscription.
+    pub struct MailSubscription {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub email: String,
+        pub name: String,
+        pub subscribed_at: Option<String>,
+    }
+
+    // triandamai/rumpy-rest-event src/entity/account_permission.rs: BSON dates as RFC 3339
+    // strings (bson 2's bson_datetime_as_rfc3339_string, bson 3's AsRfc3339String).
+    /// An account's permission.
+    pub struct AccountPermission {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[proptest(strategy = "maybe_oid()")]
+        pub account_id: Option<ObjectId>,
+        #[proptest(strategy = "maybe_oid()")]
+        pub permission_id: Option<ObjectId>,
+        pub name: String,
+        pub value: String,
+        #[serde(with = "datetime::AsRfc3339String")]
+        #[proptest(strategy = "rfc3339_date()")]
+        pub created_at: bson::DateTime,
+        #[serde(with = "datetime::AsRfc3339String")]
+        #[proptest(strategy = "rfc3339_date()")]
+        pub updated_at: bson::DateTime,
+    }
+
+    // estelasouza/tcc src/ports/outbound/book.rs.
+    /// A book with a test flag.
+    pub struct FlaggedBook {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub book_name: String,
+        pub description: String,
+        pub is_test: bool,
+    }
+
+    // ME-IIOT/rust_aas_edge_client src/models/book.rs.
+    /// A book and its author.
+    pub struct AuthoredBook {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub author: String,
+    }
+
+    // ronaldofjc/api-books-rust-actix-web src/entity/book.rs: chrono dates without a helper
+    // (RFC 3339 strings), an i64 page count.
+    /// A catalogued book.
+    pub struct CatalogBook {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub author: String,
+        pub pages: i64,
+        #[proptest(strategy = "chrono_utc()")]
+        pub created_at: chrono::DateTime<chrono::Utc>,
+        #[proptest(strategy = "chrono_utc()")]
+        pub updated_at: chrono::DateTime<chrono::Utc>,
+        pub active: bool,
+    }
+
+    // kobaryubi/link-book-rust src/models.rs: two `_id`-keyed models.
+    /// A link book.
+    pub struct LinkBook {
+        #[proptest(strategy = "oid()")]
+        pub _id: ObjectId,
+        pub title: String,
+    }
+
+    /// A saved link.
+    pub struct SavedLink {
+        #[proptest(strategy = "oid()")]
+        pub _id: ObjectId,
+        pub url: String,
+    }
+
+    // CyberFlaw/cdp-rumble-backend src/model/rooms_model.rs: two u32 user numbers.
+    /// A two-player room.
+    pub struct DuelRoom {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub user1: u32,
+        pub user2: u32,
+        pub name: String,
+    }
+
+    // ACTOTA/actota-api src/models/bookings.rs: optional chrono dates.
+    /// A trip booking.
+    pub struct TripBooking {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[proptest(strategy = "oid()")]
+        pub user_id: ObjectId,
+        #[proptest(strategy = "oid()")]
+        pub itinerary_id: ObjectId,
+        pub status: String,
+        #[proptest(strategy = "proptest::option::of(chrono_utc())")]
+        pub created_at: Option<chrono::DateTime<chrono::Utc>>,
+    }
+
+    // imkundan18/Rust-and-MongoDB src/Model/student_model.rs: f64 marks.
+    /// A student with marks.
+    pub struct MarkedStudent {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub age: i32,
+        pub marks: f64,
+    }
+
+    // jchiasson423/actix-mongo-api src/model/student_model.rs.
+    /// A student with an admission number.
+    pub struct AdmittedStudent {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub admission_number: i32,
+    }
+
+    // b4its/rust-simple-api src/model/student.rs: a u32 year.
+    /// A student's enrolment.
+    pub struct EnrolledStudent {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub major: String,
+        pub enrollment_year: u32,
+    }
+
+    // ferranjr/url-shortener src/models/mongo_docs.rs.
+    /// A shortened URL.
+    pub struct ShortenedUrl {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub nano_id: String,
+        pub url: String,
+    }
+
+    // anomitroid/URL-Shortener-BlazinglyFast url_app/src/models/mod.rs: chrono's ts_seconds
+    // helper, which the derive cannot see through: the stored form is stated.
+    /// A URL entry with a click count and epoch-seconds date.
+    pub struct UrlEntry {
+        pub original_url: String,
+        pub short_id: String,
+        #[proptest(strategy = "0..=i64::MAX as u64")]
+        pub clicks: u64,
+        #[serde(with = "chrono::serde::ts_seconds")]
+        #[mongo(bson_type = "long")]
+        #[proptest(strategy = "(-8_334_601_228_800_i64..8_210_266_876_799).prop_map(|s| chrono::DateTime::from_timestamp(s, 0).expect(\"in range\"))")]
+        pub created_at: chrono::DateTime<chrono::Utc>,
+    }
+
+    // hash-roar/treasureChest rust/shorturl/src/models.rs.
+    /// A short code with its click count.
+    pub struct ShortCode {
+        pub id: i32,
+        pub base_url: String,
+        pub suffix_url: String,
+        pub full_url: String,
+        pub short_code: String,
+        pub expiration_date: String,
+        pub click_times: i64,
+    }
+}
+
+models! {
+    // sarmadkung/foodic apps/api/src/models/token.rs: the user reference optional.
+    /// A food-ordering app's token.
+    pub struct FoodToken {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[proptest(strategy = "maybe_oid()")]
+        pub user_id: Option<ObjectId>,
+        pub token: String,
+        #[proptest(strategy = "date()")]
+        pub created_at: bson::DateTime,
+    }
+
+    // hashtaghacker/db-poc-rust-mongo src/models.rs: a slugged recipe.
+    /// A recipe with a slug.
+    pub struct SlugRecipe {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub description: String,
+        pub slug: String,
+    }
+
+    // latonis/mongodb-api-rs src/models.rs: u32 temperature and time.
+    /// A baking recipe.
+    pub struct BakingRecipe {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub ingredients: Vec<String>,
+        pub temperature: u32,
+        pub bake_time: u32,
+    }
+
+    // grimvoodoo/recipie-book src/models/recipe_model.rs: the id stored as `id`, not `_id`.
+    /// A recipe whose id is not the document's `_id`.
+    pub struct BookRecipe {
+        #[serde(rename = "id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub ingredients: Vec<String>,
+        pub instructions: Vec<String>,
+    }
+
+    // alsomeb/rc-mongo-api src/models/recipe_model.rs.
+    /// A recipe with steps and its author's email.
+    pub struct StepRecipe {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub description: String,
+        pub steps: Vec<String>,
+        pub ingredients: Vec<String>,
+        pub email: String,
+    }
+
+    // jamtycle/menu-master-backend src/model/inventory.rs: `_id` renamed to itself, a
+    // Decimal128 quantity.
+    /// A restaurant's stock of one product.
+    pub struct Inventory {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub _id: Option<ObjectId>,
+        pub product_id: String,
+        #[proptest(strategy = "decimal()")]
+        pub quantity: bson::Decimal128,
+    }
+
+    // ravizig/Hotel_Management_Backend src/models/item_model.rs: a u32 price.
+    /// A hotel menu item.
+    pub struct MenuItem {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub price: u32,
+        pub description: String,
+    }
+
+    // anurag2361/rust-mongo-crud src/models/item.rs.
+    /// An item with a value.
+    pub struct ValueItem {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub name: String,
+        pub value: i32,
+    }
+
+    // buraksenyurt/rust-farm handson/mongo-rocket/src/model/product_model.rs: f32 and u16.
+    /// A product with a stock level.
+    pub struct StockedProduct {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        pub title: String,
+        pub price: f32,
+        pub stock_level: u16,
+        pub category: String,
+    }
+
+    // llettieri/rust-api-frameworks vehicle-manager-actix-web/src/models/vehicle.rs: an
+    // ObjectId field named `id`, stored beside the server's `_id`.
+    /// A vehicle.
+    pub struct Vehicle {
+        #[proptest(strategy = "oid()")]
+        pub id: ObjectId,
+        pub brand: String,
+    }
+
+    // yunusp/rental src/models/car_model.rs: u64 price and timestamp, a u16 year.
+    /// A rental car.
+    pub struct RentalCar {
+        #[serde(rename = "_id", skip_serializing_if = "Option::is_none")]
+        #[proptest(strategy = "maybe_oid()")]
+        pub id: Option<ObjectId>,
+        #[proptest(strategy = "maybe_oid()")]
+        pub owner_id: Option<ObjectId>,
+        #[proptest(strategy = "maybe_oid()")]
+        pub borrower_id: Option<ObjectId>,
+        pub name: String,
+        pub number: String,
+        pub brand: String,
+        #[proptest(strategy = "0..=i64::MAX as u64")]
+        pub price: u64,
+        pub yop: u16,
+        #[proptest(strategy = "0..=i64::MAX as u64")]
+        pub dt: u64,
+        pub iat: String,
+        pub ito: String,
+        pub picture: String,
+        pub desc: Option<String>,
+    }
+
+    // NathaelB/tanit producer/src/lib/domain/car/models.rs (written only there; read here).
+    /// A fleet car.
+    pub struct FleetCar {
+        pub id: String,
+        pub licence_plate: String,
+        pub brand: String,
+        pub color: String,
+        pub capacity: i32,
     }
 }
 
@@ -989,4 +1634,58 @@ crate::props::properties! {
     wiki_page: WikiPage,
     revision: Revision,
     page_ref: PageRef,
+    todo_entity: TodoEntity,
+    due_todo: DueTodo,
+    stateful_todo: StatefulTodo,
+    htmx_task: HtmxTask,
+    stamped_message: StampedMessage,
+    chat_line: ChatLine,
+    direct_message: DirectMessage,
+    user_notification: UserNotification,
+    routed_message: RoutedMessage,
+    cart: Cart,
+    cart_item: CartItem,
+    context_cart_item: ContextCartItem,
+    cart_order: CartOrder,
+    price: Price,
+    price_provider: PriceProvider,
+    ecommerce_order: EcommerceOrder,
+    order_user: OrderUser,
+    order_product: OrderProduct,
+    shipping_address: ShippingAddress,
+    word_player: WordPlayer,
+    gold_player: GoldPlayer,
+    stored_player: StoredPlayer,
+    quiz_game: QuizGame,
+    indexed_user: IndexedUser,
+    subscriber: Subscriber,
+    notifikasi: Notifikasi,
+    rekomendasi_notifikasi: RekomendasiNotifikasi,
+    mail_subscription: MailSubscription,
+    account_permission: AccountPermission,
+    flagged_book: FlaggedBook,
+    authored_book: AuthoredBook,
+    catalog_book: CatalogBook,
+    link_book: LinkBook,
+    saved_link: SavedLink,
+    duel_room: DuelRoom,
+    trip_booking: TripBooking,
+    marked_student: MarkedStudent,
+    admitted_student: AdmittedStudent,
+    enrolled_student: EnrolledStudent,
+    shortened_url: ShortenedUrl,
+    url_entry: UrlEntry,
+    short_code: ShortCode,
+    food_token: FoodToken,
+    slug_recipe: SlugRecipe,
+    baking_recipe: BakingRecipe,
+    book_recipe: BookRecipe,
+    step_recipe: StepRecipe,
+    inventory: Inventory,
+    menu_item: MenuItem,
+    value_item: ValueItem,
+    stocked_product: StockedProduct,
+    vehicle: Vehicle,
+    rental_car: RentalCar,
+    fleet_car: FleetCar,
 }

@@ -1,9 +1,13 @@
 //! How Rust types build the `$jsonSchema` IR: the [`MongoSchema`] trait, the [`SchemaGenerator`]
 //! that carries settings and the recursion guard, and the implementations for std and bson types.
 //!
-//! The contract every implementation keeps: *sound* (every value bson's serializer writes
-//! passes) and *tight* (every value that passes deserializes with bson's deserializer), wherever
-//! `$jsonSchema` can say it. A property is `required` exactly when serde cannot read the type
+//! The contract every implementation keeps: *sound* (every value bson's raw serializer writes,
+//! as the driver's inserts do, passes; so does every value `bson::serialize_to_document`
+//! writes, as `$set` updates do, that the driver can read back) and *tight* (every value that
+//! passes deserializes with bson's raw deserializer, as the driver reads), wherever
+//! `$jsonSchema` can say it. Where the two serializers differ (`uuid::Uuid`, `IpAddr` and
+//! `SocketAddr` are strings on the document path, which the driver cannot read back), the
+//! validator admits the form the driver reads. A property is `required` exactly when serde cannot read the type
 //! from a missing field ([`MongoSchema::MAY_BE_ABSENT`]).
 //!
 //! # `#[derive(MongoSchema)]`
@@ -20,7 +24,16 @@
 //!   and `time`'s tuple form accepts day 366 of a common year;
 //! - serde also reads enum tags written as variant indexes; the validator accepts names only;
 //! - an externally tagged enum or a struct flattening a map cannot read the `_id` the server
-//!   adds, so it cannot be a collection's top-level type.
+//!   adds, so it cannot be a collection's top-level type;
+//! - a flattened enum's branches are open (the struct's other fields share the document), so a
+//!   flattened internally tagged variant that is itself closed (`deny_unknown_fields`, or a
+//!   newtype over a unit struct) admits unknown fields beside it unless the struct is closed;
+//!   and of two externally tagged variant keys serde reads the first, which `$jsonSchema`
+//!   cannot order;
+//! - a `serde_json::Value` refuses binData and decimal (which it cannot read) three levels
+//!   deep, and admits anything deeper;
+//! - `time`'s years are its default range (-9999 to 9999): with its `large-dates` feature a
+//!   model needs `schema_as`.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};

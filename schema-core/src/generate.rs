@@ -45,10 +45,14 @@ use bson::{Bson, Document};
 
 #[cfg(feature = "chrono")]
 mod chrono_types;
+#[cfg(feature = "rust_decimal")]
+mod decimal_types;
 mod json_types;
 mod std_types;
 #[cfg(feature = "time")]
 mod time_types;
+#[cfg(feature = "url")]
+mod url_types;
 
 use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstraint};
 

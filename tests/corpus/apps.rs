@@ -766,7 +766,7 @@ models! {
     }
 
     /// A ride's state.
-    #[expect(non_camel_case_types, reason = "the application's own spelling")]
+    #[expect(non_camel_case_types, clippy::upper_case_acronyms, reason = "the application's own spelling")]
     pub enum RideStatus {
         UNKNOWN,
         WAITING,

@@ -300,3 +300,68 @@ fn time_weekday_and_month_do_not_read_back_from_bson() {
     .expect("writes");
     assert!(bson::deserialize_from_slice::<Wrap<time::Month>>(&raw).is_err());
 }
+
+pub fn decimal_value() -> impl Strategy<Value = rust_decimal::Decimal> {
+    prop_oneof![
+        Just(rust_decimal::Decimal::MAX),
+        Just(rust_decimal::Decimal::MIN),
+        Just(rust_decimal::Decimal::ZERO),
+        Just(rust_decimal::Decimal::new(1, 28)),
+        (any::<i64>(), 0_u32..=28).prop_map(|(m, s)| rust_decimal::Decimal::new(m, s)),
+    ]
+}
+
+pub fn url_value() -> impl Strategy<Value = url::Url> {
+    (
+        prop_oneof![
+            Just("https"),
+            Just("mongodb+srv"),
+            Just("mailto"),
+            Just("file")
+        ],
+        "[a-z0-9.-]{1,12}",
+        "(/[a-zA-Z0-9%._~-]{0,6}){0,3}",
+        proptest::option::of("[a-z=&0-9]{0,8}"),
+    )
+        .prop_filter_map("parses", |(scheme, host, path, query)| {
+            let mut text = format!("{scheme}://{host}{path}");
+            if let Some(q) = query {
+                text.push('?');
+                text.push_str(&q);
+            }
+            url::Url::parse(&text).ok()
+        })
+}
+
+/// rust_decimal and url, behind their features.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, MongoSchema, Arbitrary)]
+pub struct CrateForms {
+    #[proptest(strategy = "decimal_value()")]
+    pub amount: rust_decimal::Decimal,
+    #[proptest(strategy = "proptest::option::of(decimal_value())")]
+    pub discount: Option<rust_decimal::Decimal>,
+    #[proptest(strategy = "url_value()")]
+    pub link: url::Url,
+}
+
+crate::props::properties! {
+    cases = 64;
+    crate_forms: CrateForms,
+}
+
+#[test]
+fn decimal_reads_numbers_too() {
+    for value in [
+        bson::Bson::Int32(-7),
+        bson::Bson::Int64(1 << 40),
+        bson::Bson::Double(0.25),
+    ] {
+        let doc = bson::doc! { "amount": value, "discount": null, "link": "https://x" };
+        let raw = bson::RawDocumentBuf::try_from(&doc).expect("a document");
+        assert!(bson::deserialize_from_slice::<CrateForms>(raw.as_bytes()).is_ok());
+        assert!(
+            crate::props::validator::<CrateForms>().is_valid(&raw),
+            "{doc}"
+        );
+    }
+}

@@ -905,6 +905,61 @@ pub mod derive_support {
         constraints: Vec<JsonSchema>,
         /// Names the flattened enums' branches may write beside this object's own fields.
         flattened_names: Vec<String>,
+        /// Which of `constraints` are a flattened enum's branches.
+        flattened_enums: Vec<usize>,
+    }
+
+    /// In a closed struct, each branch of a flattened enum refuses the names that only the
+    /// other branches write: serde reads one externally tagged variant key and reports any
+    /// other as an unknown field. (Names every branch writes, an adjacent `t` and `c`, stay.)
+    fn exclusive_branches(constraint: &mut JsonSchema) {
+        let Some(branches) = constraint.any_of.as_mut().or(constraint.one_of.as_mut()) else {
+            return;
+        };
+        let names: Vec<Vec<String>> = branches
+            .iter()
+            .map(|b| {
+                let mut out = Vec::new();
+                property_names(b, &mut out);
+                out
+            })
+            .collect();
+        for (i, branch) in branches.iter_mut().enumerate() {
+            let others: Vec<JsonSchema> = names
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, n)| n.iter())
+                .filter(|n| !names[i].contains(n))
+                .map(|n| JsonSchema {
+                    required: Some(vec![n.clone()]),
+                    ..JsonSchema::default()
+                })
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let refuse = JsonSchema {
+                any_of: Some(others),
+                ..JsonSchema::default()
+            };
+            match &mut branch.not {
+                None => branch.not = Some(Box::new(refuse)),
+                Some(_) => {
+                    let own = std::mem::take(branch);
+                    *branch = JsonSchema {
+                        all_of: Some(vec![
+                            own,
+                            JsonSchema {
+                                not: Some(Box::new(refuse)),
+                                ..JsonSchema::default()
+                            },
+                        ]),
+                        ..JsonSchema::default()
+                    };
+                }
+            }
+        }
     }
 
     /// One branch of a flattened enum as it sits among the enclosing struct's fields.
@@ -986,6 +1041,7 @@ pub mod derive_support {
                 schema,
                 constraints: Vec::new(),
                 flattened_names: Vec::new(),
+                flattened_enums: Vec::new(),
             }
         }
 
@@ -1071,6 +1127,7 @@ pub mod derive_support {
                     self.constraints.extend(all);
                 }
                 if inner.any_of.is_some() || inner.one_of.is_some() {
+                    self.flattened_enums.push(self.constraints.len());
                     self.constraints.push(JsonSchema {
                         any_of: inner.any_of.take(),
                         one_of: inner.one_of.take(),
@@ -1094,6 +1151,9 @@ pub mod derive_support {
                         .properties
                         .entry(name)
                         .or_insert_with(JsonSchema::any);
+                }
+                for &i in &self.flattened_enums {
+                    exclusive_branches(&mut self.constraints[i]);
                 }
             }
             if !self.constraints.is_empty() {

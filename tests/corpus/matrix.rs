@@ -413,3 +413,16 @@ fn closed_struct_beside_a_map_read_flatten_cannot_read_itself() {
         g: None,
     }));
 }
+
+/// A closed struct reads one externally tagged variant key and refuses the rest as unknown
+/// fields: two keys must fail the validator too.
+#[test]
+fn closed_struct_admits_one_flattened_variant_key() {
+    let two = bson::doc! { "f": 1.0, "Flag": true, "Pair": [1, "a"], "g": null };
+    let raw = bson::RawDocumentBuf::try_from(&two).expect("a document");
+    assert!(bson::deserialize_from_slice::<FlatExternalClosed>(raw.as_bytes()).is_err());
+    assert!(!crate::props::validator::<FlatExternalClosed>().is_valid(&raw));
+    // The struct that is not closed reads it (the first key wins) and so passes.
+    assert!(bson::deserialize_from_slice::<FlatExternal>(raw.as_bytes()).is_ok());
+    assert!(crate::props::validator::<FlatExternal>().is_valid(&raw));
+}

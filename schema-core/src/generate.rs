@@ -73,7 +73,8 @@ use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstra
     message = "`{Self}` has no `$jsonSchema`: it does not implement `MongoSchema`",
     label = "no schema for `{Self}`",
     note = "derive it with `#[derive(MongoSchema)]` if the type is yours",
-    note = "otherwise state the stored form on the field: `#[mongo(bson_type = \"string\")]`, or `#[mongo(schema_as = T)]` with a type `T` that serde writes the same way"
+    note = "or state the stored form on the field: `#[mongo(bson_type = \"string\")]` (or `#[mongo(schema_with = path)]`)",
+    note = "or name a type serde writes the same way: `#[mongo(schema_as = \"T\")]`"
 )]
 pub trait MongoSchema {
     /// Whether serde reads this type from a missing field, as it reads `Option` as `None`.

@@ -1,5 +1,7 @@
 //! How Rust types build the `$jsonSchema` IR: the [`MongoSchema`] trait, the [`SchemaGenerator`]
-//! that carries settings and the recursion guard, and the implementations for std and bson types.
+//! that carries settings and the recursion guard, and the implementations for the core Rust
+//! types; the other families (std structures, bson, chrono, time, uuid, serde_json, url,
+//! rust_decimal) are in `generate/`, each behind its crate's feature.
 //!
 //! The contract every implementation keeps: *sound* (every value bson's raw serializer writes,
 //! as the driver's inserts do, passes; so does every value `bson::serialize_to_document`
@@ -41,8 +43,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDequ
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bson::{Bson, Document};
+use bson::Bson;
 
+mod bson_types;
 #[cfg(feature = "chrono")]
 mod chrono_types;
 #[cfg(feature = "rust_decimal")]
@@ -53,6 +56,8 @@ mod std_types;
 mod time_types;
 #[cfg(feature = "url")]
 mod url_types;
+#[cfg(feature = "uuid")]
+mod uuid_types;
 
 use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstraint};
 
@@ -756,73 +761,6 @@ impl<K: MapKey, V: MongoSchema> MongoSchema for BTreeMap<K, V> {
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for indexmap::IndexMap<K, V, S> {
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
-    }
-}
-
-macro_rules! bson_types {
-    ($($ty:ty => $bson:expr),* $(,)?) => {$(
-        impl MongoSchema for $ty {
-            fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-                JsonSchema::bson_type($bson)
-            }
-        }
-    )*};
-}
-
-impl MongoSchema for bson::oid::ObjectId {
-    const DISTINCT_FORMS: bool = true;
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::bson_type(BsonType::ObjectId)
-    }
-}
-
-impl MongoSchema for bson::DateTime {
-    const DISTINCT_FORMS: bool = true;
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::bson_type(BsonType::Date)
-    }
-}
-
-bson_types! {
-    bson::Decimal128 => BsonType::Decimal,
-    bson::Binary => BsonType::BinData,
-    bson::Timestamp => BsonType::Timestamp,
-    bson::Regex => BsonType::Regex,
-    bson::JavaScriptCodeWithScope => BsonType::JavaScriptWithScope,
-    bson::DbPointer => BsonType::DbPointer,
-    Document => BsonType::Object,
-    bson::RawDocumentBuf => BsonType::Object,
-    bson::RawArrayBuf => BsonType::Array,
-}
-
-impl MongoSchema for bson::Uuid {
-    const DISTINCT_FORMS: bool = true;
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        // $jsonSchema cannot pin a binary subtype: a binData of another subtype passes the
-        // validator but does not read as a Uuid (documented gap).
-        JsonSchema::bson_type(BsonType::BinData)
-    }
-}
-
-impl MongoSchema for Bson {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::any()
-    }
-}
-
-impl MongoSchema for bson::RawBson {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::any()
-    }
-}
-
-#[cfg(feature = "uuid")]
-impl MongoSchema for uuid::Uuid {
-    const DISTINCT_FORMS: bool = true;
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        // uuid's own Serialize writes the hyphenated string in human-readable formats; bson's
-        // serializer is not human-readable, so uuid writes 16 raw bytes: binData subtype 0.
-        JsonSchema::bson_type(BsonType::BinData)
     }
 }
 
@@ -1537,7 +1475,7 @@ pub mod derive_support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
+    use bson::{Document, doc};
 
     fn doc_of<T: MongoSchema + ?Sized>() -> Document {
         schema_for::<T>(GeneratorSettings::default()).to_document()

@@ -351,6 +351,35 @@ pub struct Levels {
     pub previous: Option<Level>,
 }
 
+// ---- helper crates: serde_with, bson's serde_helpers, uuid, time ----
+
+/// serde_with's `skip_serializing_none` and `serde_as`, bson's helpers under both `with` and
+/// `serde_as`, and a field whose stored form is stated (`DisplayFromStr` writes a string;
+/// every u64 up to i64::MAX has at most 19 digits, and every 19-digit string parses).
+#[serde_with::serde_as]
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, MongoSchema, Arbitrary)]
+pub struct Helpers {
+    pub maybe: Option<u8>,
+    pub maybe_text: Option<String>,
+    #[serde_as(as = "serde_with::DisplayFromStr")]
+    #[mongo(bson_type = "string", pattern = "^[0-9]{1,19}\\z")]
+    #[proptest(strategy = "0..=i64::MAX as u64")]
+    pub count: u64,
+    #[serde(with = "bson::serde_helpers::uuid_1::AsBinary")]
+    #[proptest(strategy = "uuid()")]
+    pub id: uuid::Uuid,
+    #[serde_as(as = "Option<bson::serde_helpers::datetime::FromChrono04DateTime>")]
+    #[proptest(strategy = "proptest::option::of(chrono_millis())")]
+    pub at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(with = "bson::serde_helpers::datetime::FromTime03OffsetDateTime")]
+    #[proptest(strategy = "odt_millis()")]
+    pub stamped: time::OffsetDateTime,
+    #[serde_as(as = "Vec<bson::serde_helpers::object_id::AsHexString>")]
+    #[proptest(strategy = "prop::collection::vec(oid(), 0..3)")]
+    pub refs: Vec<bson::oid::ObjectId>,
+}
+
 crate::props::properties! {
     cases = 24;
     external: External,
@@ -379,6 +408,7 @@ crate::props::properties! {
     envelope: Envelope<Option<Internal>>,
     event: Event,
     levels: Levels,
+    helpers: Helpers,
 }
 
 /// Found by the matrix: `deny_unknown_fields` beside a flattened value that serde reads as a

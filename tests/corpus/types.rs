@@ -365,3 +365,63 @@ fn decimal_reads_numbers_too() {
         );
     }
 }
+
+/// What each of bson's serializers writes for one value, as relaxed Extended JSON.
+fn both_paths<T: Serialize>(value: T) -> (String, String) {
+    let w = Wrap { value };
+    let raw = bson::serialize_to_raw_document_buf(&w).expect("raw path writes");
+    let raw = bson::Document::try_from(raw.as_ref()).expect("a document");
+    let doc = bson::serialize_to_document(&w).expect("document path writes");
+    (raw.to_string(), doc.to_string())
+}
+
+/// The two serializers agree on every type but those whose serde support asks
+/// `is_human_readable` (the document path is human readable, the raw path is not); i128 and
+/// u128 are refused by both, and have no schema.
+#[test]
+fn serializer_paths_differ_only_for_human_readable_types() {
+    let same = [
+        both_paths(u64::MAX >> 1),
+        both_paths('\u{1F600}'),
+        both_paths((1_u8, "a", ())),
+        both_paths(()),
+        both_paths(Duration::new(1, 2)),
+        both_paths(1..=3),
+        both_paths(Bound::Excluded(2)),
+        both_paths(bson::Uuid::from_bytes([1; 16])),
+        both_paths(chrono::NaiveDate::MIN),
+        both_paths(time::Date::MAX),
+        both_paths(rust_decimal::Decimal::new(-12_300, 4)),
+    ];
+    for (raw, doc) in same {
+        assert_eq!(raw, doc);
+    }
+    for (raw, doc) in [
+        both_paths(uuid::Uuid::from_bytes([1; 16])),
+        both_paths(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+        both_paths(SocketAddr::from(([127, 0, 0, 1], 80))),
+    ] {
+        assert_ne!(raw, doc);
+    }
+    assert!(bson::serialize_to_vec(&Wrap { value: 1_i128 }).is_err());
+    assert!(bson::serialize_to_document(&Wrap { value: 1_u128 }).is_err());
+}
+
+/// The document path's string forms of a uuid and an address are refused: the driver cannot
+/// read them back, and the validator keeps them out instead of letting a `$set` break reads.
+#[test]
+fn document_path_strings_the_driver_cannot_read_are_refused() {
+    fn refused<T: Serialize + serde::de::DeserializeOwned + MongoSchema>(value: T) {
+        let doc = bson::serialize_to_document(&Wrap { value }).expect("writes");
+        let raw = bson::RawDocumentBuf::try_from(&doc).expect("a document");
+        assert!(doc.get_str("value").is_ok(), "{doc}");
+        assert!(!crate::props::reads::<Wrap<T>>(&raw), "{doc}");
+        assert!(
+            !crate::props::validator::<Wrap<T>>().is_valid(&raw),
+            "{doc}"
+        );
+    }
+    refused(uuid::Uuid::from_bytes([7; 16]));
+    refused(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    refused(SocketAddr::from(([10, 0, 0, 1], 27017)));
+}

@@ -218,6 +218,17 @@ pub struct StdForms {
         strategy = "prop::collection::btree_set(any::<IpAddr>().prop_map(|_| IpAddr::V4(Ipv4Addr::LOCALHOST)), 0..2)"
     )]
     pub hosts: BTreeSet<IpAddr>,
+    #[proptest(strategy = "any::<String>().prop_map(std::path::PathBuf::from)")]
+    pub path: std::path::PathBuf,
+}
+
+/// A binary heap (no `PartialEq`, so apart).
+#[derive(Debug, Clone, Serialize, Deserialize, MongoSchema, Arbitrary)]
+pub struct HeapForm {
+    #[proptest(
+        strategy = "prop::collection::vec(any::<i16>(), 0..4).prop_map(std::collections::BinaryHeap::from)"
+    )]
+    pub heap: std::collections::BinaryHeap<i16>,
 }
 
 /// serde_json's dynamic values and indexmap's ordered collections.
@@ -264,6 +275,7 @@ crate::props::properties! {
     chrono_forms: ChronoForms,
     time_forms: TimeForms,
     std_forms: StdForms,
+    heap_form: HeapForm,
     dynamic_forms: DynamicForms,
 }
 

@@ -218,3 +218,26 @@ impl MongoSchema for SocketAddr {
         external_enum(&[], vec![("V4", v4), ("V6", v6)])
     }
 }
+
+impl MongoSchema for std::path::PathBuf {
+    const DISTINCT_FORMS: bool = true;
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        // Written as its UTF-8 string (serde refuses a path that is not UTF-8), read from any
+        // string.
+        JsonSchema::bson_type(BsonType::String)
+    }
+}
+
+impl MongoSchema for std::path::Path {
+    const DISTINCT_FORMS: bool = true;
+    fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
+        std::path::PathBuf::json_schema(g)
+    }
+}
+
+impl<T: MongoSchema + Ord> MongoSchema for std::collections::BinaryHeap<T> {
+    fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
+        // A sequence in the heap's internal order; equal members may repeat.
+        super::array_of(T::json_schema(g))
+    }
+}

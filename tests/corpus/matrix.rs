@@ -354,7 +354,7 @@ pub struct Levels {
 // ---- helper crates: serde_with, bson's serde_helpers, uuid, time ----
 
 /// serde_with's `skip_serializing_none` and `serde_as`, bson's helpers under both `with` and
-/// `serde_as`, and a field whose stored form is stated (`DisplayFromStr` writes a string;
+/// `serde_as`, serde_bytes, and fields whose stored form is stated (`DisplayFromStr` writes a string;
 /// every u64 up to i64::MAX has at most 19 digits, and every 19-digit string parses).
 #[serde_with::serde_as]
 #[serde_with::skip_serializing_none]
@@ -375,6 +375,9 @@ pub struct Helpers {
     #[serde(with = "bson::serde_helpers::datetime::FromTime03OffsetDateTime")]
     #[proptest(strategy = "odt_millis()")]
     pub stamped: time::OffsetDateTime,
+    #[serde(with = "serde_bytes")]
+    #[mongo(bson_type = "binData")]
+    pub bytes: Vec<u8>,
     #[serde_as(as = "Vec<bson::serde_helpers::object_id::AsHexString>")]
     #[proptest(strategy = "prop::collection::vec(oid(), 0..3)")]
     pub refs: Vec<bson::oid::ObjectId>,

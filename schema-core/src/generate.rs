@@ -1,9 +1,15 @@
 //! How Rust types build the `$jsonSchema` IR: the [`MongoSchema`] trait, the [`SchemaGenerator`]
-//! that carries settings and the recursion guard, and the implementations for std and bson types.
+//! that carries settings and the recursion guard, and the implementations for the core Rust
+//! types; the other families (std structures, bson, chrono, time, uuid, serde_json, url,
+//! rust_decimal) are in `generate/`, each behind its crate's feature.
 //!
-//! The contract every implementation keeps: *sound* (every value bson's serializer writes
-//! passes) and *tight* (every value that passes deserializes with bson's deserializer), wherever
-//! `$jsonSchema` can say it. A property is `required` exactly when serde cannot read the type
+//! The contract every implementation keeps: *sound* (every value bson's raw serializer writes,
+//! as the driver's inserts do, passes; so does every value `bson::serialize_to_document`
+//! writes, as `$set` updates do, that the driver can read back) and *tight* (every value that
+//! passes deserializes with bson's raw deserializer, as the driver reads), wherever
+//! `$jsonSchema` can say it. Where the two serializers differ (`uuid::Uuid`, `IpAddr` and
+//! `SocketAddr` are strings on the document path, which the driver cannot read back), the
+//! validator admits the form the driver reads. A property is `required` exactly when serde cannot read the type
 //! from a missing field ([`MongoSchema::MAY_BE_ABSENT`]).
 //!
 //! # `#[derive(MongoSchema)]`
@@ -20,7 +26,16 @@
 //!   and `time`'s tuple form accepts day 366 of a common year;
 //! - serde also reads enum tags written as variant indexes; the validator accepts names only;
 //! - an externally tagged enum or a struct flattening a map cannot read the `_id` the server
-//!   adds, so it cannot be a collection's top-level type.
+//!   adds, so it cannot be a collection's top-level type;
+//! - a flattened enum's branches are open (the struct's other fields share the document), so a
+//!   flattened internally tagged variant that is itself closed (`deny_unknown_fields`, or a
+//!   newtype over a unit struct) admits unknown fields beside it unless the struct is closed;
+//!   and of two externally tagged variant keys serde reads the first, which `$jsonSchema`
+//!   cannot order;
+//! - a `serde_json::Value` refuses binData and decimal (which it cannot read) three levels
+//!   deep, and admits anything deeper;
+//! - `time`'s years are its default range (-9999 to 9999): with its `large-dates` feature a
+//!   model needs `schema_as`.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -28,7 +43,21 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDequ
 use std::rc::Rc;
 use std::sync::Arc;
 
-use bson::{Bson, Document};
+use bson::Bson;
+
+mod bson_types;
+#[cfg(feature = "chrono")]
+mod chrono_types;
+#[cfg(feature = "rust_decimal")]
+mod decimal_types;
+mod json_types;
+mod std_types;
+#[cfg(feature = "time")]
+mod time_types;
+#[cfg(feature = "url")]
+mod url_types;
+#[cfg(feature = "uuid")]
+mod uuid_types;
 
 use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstraint};
 
@@ -45,11 +74,27 @@ use crate::schema::{Additional, BsonType, Items, JsonSchema, Number, TypeConstra
 ///     bson::doc! { "bsonType": ["int", "long", "null"], "minimum": 0, "maximum": 255 },
 /// );
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `$jsonSchema`: it does not implement `MongoSchema`",
+    label = "no schema for `{Self}`",
+    note = "derive it with `#[derive(MongoSchema)]` if the type is yours",
+    note = "or state the stored form on the field: `#[mongo(bson_type = \"string\")]` (or `#[mongo(schema_with = path)]`)",
+    note = "or name a type serde writes the same way: `#[mongo(schema_as = \"T\")]`"
+)]
 pub trait MongoSchema {
     /// Whether serde reads this type from a missing field, as it reads `Option` as `None`.
     ///
     /// A struct field of such a type is never `required`.
     const MAY_BE_ABSENT: bool = false;
+
+    /// Whether two different values of this type always write different BSON, as the server
+    /// compares values for `uniqueItems`.
+    ///
+    /// A set of such a type writes no two equal members, so its schema says `uniqueItems`.
+    /// False unless stated: a struct that skips a field writes `{name: "a"}` for both
+    /// `{a, 1}` and `{a, 2}`, and `1.0` and `1.00` are different `Decimal128`s that the server
+    /// compares equal.
+    const DISTINCT_FORMS: bool = false;
 
     /// The schema of one value of this type.
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema;
@@ -393,6 +438,7 @@ fn integer(
 macro_rules! integers {
     ($($ty:ty => $written:expr),* $(,)?) => {$(
         impl MongoSchema for $ty {
+            const DISTINCT_FORMS: bool = true;
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 integer(
                     generator,
@@ -421,12 +467,14 @@ integers! {
 }
 
 impl MongoSchema for isize {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         i64::json_schema(generator)
     }
 }
 
 impl MongoSchema for usize {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         u64::json_schema(generator)
     }
@@ -456,12 +504,14 @@ impl MongoSchema for f32 {
 }
 
 impl MongoSchema for bool {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::Bool)
     }
 }
 
 impl MongoSchema for char {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // serde reads a char from a string of exactly one character; the server counts code points.
         JsonSchema {
@@ -473,12 +523,14 @@ impl MongoSchema for char {
 }
 
 impl MongoSchema for String {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
 }
 
 impl MongoSchema for str {
+    const DISTINCT_FORMS: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
@@ -493,6 +545,7 @@ impl MongoSchema for () {
 
 impl<T: MongoSchema> MongoSchema for Option<T> {
     const MAY_BE_ABSENT: bool = true;
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
 
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         nullable(T::json_schema(generator))
@@ -508,6 +561,7 @@ macro_rules! forward {
         $(#[$m])*
         impl<$t: MongoSchema + ?Sized> MongoSchema for $ty {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
+            const DISTINCT_FORMS: bool = $t::DISTINCT_FORMS;
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 $t::json_schema(generator)
             }
@@ -559,6 +613,7 @@ pub fn array_of(items: JsonSchema) -> JsonSchema {
 macro_rules! sequences {
     ($($ty:ident),*) => {$(
         impl<T: MongoSchema> MongoSchema for $ty<T> {
+            const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 array_of(T::json_schema(generator))
             }
@@ -578,30 +633,39 @@ impl<T: MongoSchema> MongoSchema for [T] {
     }
 }
 
-macro_rules! sets {
-    ($($ty:ident),*) => {$(
-        impl<T: MongoSchema, S> MongoSchema for $ty<T, S> {
-            fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
-                let mut schema = array_of(T::json_schema(generator));
-                // A set writes each member once.
-                schema.unique_items = Some(true);
-                schema
-            }
-        }
-    )*};
+/// The schema of a set of `T`: an array, whose members are unique when distinct members of
+/// `T` write distinct BSON ([`MongoSchema::DISTINCT_FORMS`]).
+pub fn set_of<T: MongoSchema + ?Sized>(generator: &mut SchemaGenerator) -> JsonSchema {
+    let mut schema = array_of(T::json_schema(generator));
+    if T::DISTINCT_FORMS {
+        schema.unique_items = Some(true);
+    }
+    schema
 }
 
-sets!(HashSet);
+impl<T: MongoSchema, S> MongoSchema for HashSet<T, S> {
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        set_of::<T>(generator)
+    }
+}
 
 impl<T: MongoSchema> MongoSchema for BTreeSet<T> {
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
-        let mut schema = array_of(T::json_schema(generator));
-        schema.unique_items = Some(true);
-        schema
+        set_of::<T>(generator)
+    }
+}
+
+impl<T: MongoSchema, S> MongoSchema for indexmap::IndexSet<T, S> {
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
+        set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema, const N: usize> MongoSchema for [T; N] {
+    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         // serde writes an array as a tuple of exactly N elements and reads back only N.
         let mut schema = array_of(T::json_schema(generator));
@@ -628,6 +692,7 @@ pub fn tuple(elements: Vec<JsonSchema>) -> JsonSchema {
 macro_rules! tuples {
     ($(($($t:ident),+))*) => {$(
         impl<$($t: MongoSchema),+> MongoSchema for ($($t,)+) {
+            const DISTINCT_FORMS: bool = $($t::DISTINCT_FORMS)&&+;
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 tuple(vec![$($t::json_schema(generator)),+])
             }
@@ -696,112 +761,6 @@ impl<K: MapKey, V: MongoSchema> MongoSchema for BTreeMap<K, V> {
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for indexmap::IndexMap<K, V, S> {
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
-    }
-}
-
-macro_rules! bson_types {
-    ($($ty:ty => $bson:expr),* $(,)?) => {$(
-        impl MongoSchema for $ty {
-            fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-                JsonSchema::bson_type($bson)
-            }
-        }
-    )*};
-}
-
-bson_types! {
-    bson::oid::ObjectId => BsonType::ObjectId,
-    bson::DateTime => BsonType::Date,
-    bson::Decimal128 => BsonType::Decimal,
-    bson::Binary => BsonType::BinData,
-    bson::Timestamp => BsonType::Timestamp,
-    bson::Regex => BsonType::Regex,
-    bson::JavaScriptCodeWithScope => BsonType::JavaScriptWithScope,
-    bson::DbPointer => BsonType::DbPointer,
-    Document => BsonType::Object,
-    bson::RawDocumentBuf => BsonType::Object,
-    bson::RawArrayBuf => BsonType::Array,
-}
-
-impl MongoSchema for bson::Uuid {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        // $jsonSchema cannot pin a binary subtype: a binData of another subtype passes the
-        // validator but does not read as a Uuid (documented gap).
-        JsonSchema::bson_type(BsonType::BinData)
-    }
-}
-
-impl MongoSchema for Bson {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::any()
-    }
-}
-
-impl MongoSchema for bson::RawBson {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        JsonSchema::any()
-    }
-}
-
-#[cfg(feature = "uuid")]
-impl MongoSchema for uuid::Uuid {
-    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-        // uuid's own Serialize writes the hyphenated string in human-readable formats; bson's
-        // serializer is not human-readable, so uuid writes 16 raw bytes: binData subtype 0.
-        JsonSchema::bson_type(BsonType::BinData)
-    }
-}
-
-#[cfg(feature = "chrono")]
-mod chrono_impls {
-    use super::*;
-
-    /// chrono's own Serialize writes an RFC 3339 string; to store a BSON date use bson's
-    /// `datetime::FromChrono04DateTime` helper, which the derive recognises.
-    impl<Tz: chrono::TimeZone> MongoSchema for chrono::DateTime<Tz> {
-        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-            crate::formats::rfc3339_string()
-        }
-    }
-
-    impl MongoSchema for chrono::NaiveDate {
-        fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
-            crate::formats::naive_date_string()
-        }
-    }
-}
-
-#[cfg(feature = "time")]
-mod time_impls {
-    use super::*;
-
-    /// `time` serializes an OffsetDateTime as an array of its parts in non-human-readable formats
-    /// such as BSON; with the `serde-well-known` rfc3339 helper it is a string.
-    ///
-    /// Each part is bounded by the range `time` reads back. Known gaps of `$jsonSchema`: day 366
-    /// of a common year passes the validator and fails to read.
-    impl MongoSchema for time::OffsetDateTime {
-        fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
-            let part = |mut schema: JsonSchema, lo: i64, hi: i64| {
-                schema.minimum = Some(Number::integer(i128::from(lo)));
-                schema.maximum = Some(Number::integer(i128::from(hi)));
-                schema
-            };
-            // (year: i32, ordinal: u16, hour, minute, second: u8, nanosecond: u32,
-            //  offset hours, minutes, seconds: i8), as `time` writes them.
-            let g = generator;
-            tuple(vec![
-                part(i32::json_schema(g), -9999, 9999),
-                part(u16::json_schema(g), 1, 366),
-                part(u8::json_schema(g), 0, 23),
-                part(u8::json_schema(g), 0, 59),
-                part(u8::json_schema(g), 0, 59),
-                part(u32::json_schema(g), 0, 999_999_999),
-                part(i8::json_schema(g), -25, 25),
-                part(i8::json_schema(g), -59, 59),
-                part(i8::json_schema(g), -59, 59),
-            ])
-        }
     }
 }
 
@@ -883,6 +842,131 @@ pub mod derive_support {
     pub struct Object {
         schema: JsonSchema,
         constraints: Vec<JsonSchema>,
+        /// Names the flattened enums' branches may write beside this object's own fields.
+        flattened_names: Vec<String>,
+        /// Which of `constraints` are a flattened enum's branches.
+        flattened_enums: Vec<usize>,
+    }
+
+    /// In a closed struct, each branch of a flattened enum refuses the names that only the
+    /// other branches write: serde reads one externally tagged variant key and reports any
+    /// other as an unknown field. (Names every branch writes, an adjacent `t` and `c`, stay.)
+    fn exclusive_branches(constraint: &mut JsonSchema) {
+        let Some(branches) = constraint.any_of.as_mut().or(constraint.one_of.as_mut()) else {
+            return;
+        };
+        let names: Vec<Vec<String>> = branches
+            .iter()
+            .map(|b| {
+                let mut out = Vec::new();
+                property_names(b, &mut out);
+                out
+            })
+            .collect();
+        for (i, branch) in branches.iter_mut().enumerate() {
+            let others: Vec<JsonSchema> = names
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, n)| n.iter())
+                .filter(|n| !names[i].contains(n))
+                .map(|n| JsonSchema {
+                    required: Some(vec![n.clone()]),
+                    ..JsonSchema::default()
+                })
+                .collect();
+            if others.is_empty() {
+                continue;
+            }
+            let refuse = JsonSchema {
+                any_of: Some(others),
+                ..JsonSchema::default()
+            };
+            match &mut branch.not {
+                None => branch.not = Some(Box::new(refuse)),
+                Some(_) => {
+                    let own = std::mem::take(branch);
+                    *branch = JsonSchema {
+                        all_of: Some(vec![
+                            own,
+                            JsonSchema {
+                                not: Some(Box::new(refuse)),
+                                ..JsonSchema::default()
+                            },
+                        ]),
+                        ..JsonSchema::default()
+                    };
+                }
+            }
+        }
+    }
+
+    /// One branch of a flattened enum as it sits among the enclosing struct's fields.
+    ///
+    /// serde's `FlatMapSerializer` writes a unit variant as `{Variant: null}` (not the string
+    /// an externally tagged unit variant is elsewhere) and an untagged unit variant as nothing;
+    /// and each branch shares the document with the struct's other fields, so the branch's own
+    /// `additionalProperties: false` (the one key of an externally tagged variant, `t` and `c`
+    /// of an adjacently tagged one) no longer holds. serde's `FlatMapDeserializer` reads an
+    /// externally tagged enum from its variant's key and an adjacently tagged one from `t` and
+    /// `c`, and leaves the other fields to the struct, whose `deny_unknown_fields` (if any)
+    /// [`Object::finish`] keeps.
+    fn flattened_branches(branch: JsonSchema) -> Vec<JsonSchema> {
+        let unit_names = match (&branch.enumeration, branch.allowed_types().as_deref()) {
+            (Some(names), Some([BsonType::String])) if branch.not.is_none() => Some(names.clone()),
+            _ => None,
+        };
+        if let Some(names) = unit_names {
+            return names
+                .iter()
+                .filter_map(|n| n.as_str())
+                .map(|name| {
+                    let mut unit = object();
+                    unit.properties.insert(name.to_owned(), null());
+                    unit.require(name);
+                    unit
+                })
+                .collect();
+        }
+        if branch == null() {
+            // An untagged unit variant writes no field.
+            return vec![object()];
+        }
+        let mut branch = branch;
+        open_flattened(&mut branch);
+        vec![branch]
+    }
+
+    /// Drops `additionalProperties: false` from a flattened branch and from the branches and
+    /// members it combines.
+    fn open_flattened(schema: &mut JsonSchema) {
+        if matches!(
+            schema.additional_properties,
+            Some(Additional::Allowed(false))
+        ) {
+            schema.additional_properties = None;
+        }
+        for list in [&mut schema.any_of, &mut schema.one_of, &mut schema.all_of]
+            .into_iter()
+            .flatten()
+        {
+            list.iter_mut().for_each(open_flattened);
+        }
+    }
+
+    /// Every property name a schema or its combined branches and members name.
+    fn property_names(schema: &JsonSchema, out: &mut Vec<String>) {
+        for name in schema.properties.keys() {
+            if !out.contains(name) {
+                out.push(name.clone());
+            }
+        }
+        for list in [&schema.any_of, &schema.one_of, &schema.all_of]
+            .into_iter()
+            .flatten()
+        {
+            list.iter().for_each(|s| property_names(s, out));
+        }
     }
 
     impl Object {
@@ -895,6 +979,8 @@ pub mod derive_support {
             Object {
                 schema,
                 constraints: Vec::new(),
+                flattened_names: Vec::new(),
+                flattened_enums: Vec::new(),
             }
         }
 
@@ -941,7 +1027,27 @@ pub mod derive_support {
         /// Merges a `#[serde(flatten)]` field: its properties join this object's, a map's
         /// value schema becomes `additionalProperties`, and an enum's branches become an
         /// `allOf` member. `optional` (a flattened `Option`) keeps nothing required.
+        ///
+        /// An enum's branches are rewritten for their place among the struct's fields
+        /// ([`flattened_branches`]); their property names are kept so that a closed struct
+        /// admits them.
         pub fn flatten(&mut self, mut inner: JsonSchema, optional: bool) {
+            for list in [&mut inner.any_of, &mut inner.one_of].into_iter().flatten() {
+                *list = std::mem::take(list)
+                    .into_iter()
+                    .flat_map(flattened_branches)
+                    .collect();
+            }
+            inner.all_of.iter_mut().flatten().for_each(open_flattened);
+            property_names(
+                &JsonSchema {
+                    any_of: inner.any_of.clone(),
+                    one_of: inner.one_of.clone(),
+                    all_of: inner.all_of.clone(),
+                    ..JsonSchema::default()
+                },
+                &mut self.flattened_names,
+            );
             for (name, schema) in std::mem::take(&mut inner.properties) {
                 self.schema.properties.insert(name, schema);
             }
@@ -953,11 +1059,14 @@ pub mod derive_support {
             if let Some(Additional::Schema(values)) = inner.additional_properties.take() {
                 self.schema.additional_properties = Some(Additional::Schema(values));
             }
+            // A flattened `Option` reads `None` whenever its value does not read
+            // (`FlatMapDeserializer::deserialize_option`): its constraints are not kept.
             if !optional {
                 if let Some(all) = inner.all_of.take() {
                     self.constraints.extend(all);
                 }
                 if inner.any_of.is_some() || inner.one_of.is_some() {
+                    self.flattened_enums.push(self.constraints.len());
                     self.constraints.push(JsonSchema {
                         any_of: inner.any_of.take(),
                         one_of: inner.one_of.take(),
@@ -968,7 +1077,24 @@ pub mod derive_support {
         }
 
         /// The finished schema.
+        ///
+        /// A closed struct (`deny_unknown_fields`) admits the fields its flattened enums write:
+        /// each as `{}` here, its value checked by the enum's branch.
         pub fn finish(mut self) -> JsonSchema {
+            if matches!(
+                self.schema.additional_properties,
+                Some(Additional::Allowed(false))
+            ) {
+                for name in self.flattened_names {
+                    self.schema
+                        .properties
+                        .entry(name)
+                        .or_insert_with(JsonSchema::any);
+                }
+                for &i in &self.flattened_enums {
+                    exclusive_branches(&mut self.constraints[i]);
+                }
+            }
             if !self.constraints.is_empty() {
                 self.schema.all_of = Some(self.constraints);
             }
@@ -1148,7 +1274,24 @@ pub mod derive_support {
     /// with the tag property required. Names starting with `!` mark the `#[serde(other)]` variant.
     pub fn internal(tag: &str, names: &[&str], content: Option<JsonSchema>) -> JsonSchema {
         let tag_schema = tag_schema(names);
-        let mut content = content.unwrap_or_else(object);
+        // A newtype over a unit struct or `()` is written as the tag alone, and serde reads the
+        // unit only from an empty rest (`ContentDeserializer::deserialize_unit_struct`): no
+        // other field may appear.
+        let over_unit = content.as_ref().is_some_and(|c| {
+            JsonSchema {
+                description: None,
+                title: None,
+                ..c.clone()
+            } == null()
+        });
+        let mut content = match content {
+            Some(_) if over_unit => {
+                let mut closed = object();
+                closed.additional_properties = Some(Additional::Allowed(false));
+                closed
+            }
+            content => content.unwrap_or_else(object),
+        };
         let mergeable = content.any_of.is_none()
             && content.one_of.is_none()
             && content.not.is_none()
@@ -1332,7 +1475,7 @@ pub mod derive_support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bson::doc;
+    use bson::{Document, doc};
 
     fn doc_of<T: MongoSchema + ?Sized>() -> Document {
         schema_for::<T>(GeneratorSettings::default()).to_document()
@@ -1438,6 +1581,79 @@ mod tests {
         assert_eq!(
             doc_of::<HashMap<String, bool>>(),
             doc! { "bsonType": "object", "additionalProperties": { "bsonType": "bool" } }
+        );
+    }
+
+    #[test]
+    fn set_of_members_that_can_collide_has_no_unique_items() {
+        // A type that states nothing about its forms, as a struct skipping a field.
+        struct Skips;
+        impl MongoSchema for Skips {
+            fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+                object()
+            }
+        }
+        assert_eq!(
+            doc_of::<HashSet<Skips>>(),
+            doc! { "bsonType": "array", "items": { "bsonType": "object" } }
+        );
+        assert_eq!(
+            doc_of::<BTreeSet<(String, Option<i64>)>>().get("uniqueItems"),
+            Some(&Bson::Boolean(true))
+        );
+        assert_eq!(
+            doc_of::<BTreeSet<bson::Decimal128>>().get("uniqueItems"),
+            None
+        );
+    }
+
+    #[test]
+    fn internal_newtype_over_a_unit_admits_the_tag_alone() {
+        let s = derive_support::internal("kind", &["Nothing"], Some(derive_support::null()));
+        assert_eq!(
+            s.to_document(),
+            doc! {
+                "bsonType": "object",
+                "properties": { "kind": { "bsonType": "string", "enum": ["Nothing"] } },
+                "required": ["kind"],
+                "additionalProperties": false,
+            }
+        );
+    }
+
+    #[test]
+    fn flattened_external_enum_shares_the_document() {
+        use derive_support::{Object, any_of, external};
+        let e = any_of(vec![
+            string_enum(["Unit"]),
+            external("B", bool::json_schema(&mut SchemaGenerator::default())),
+        ]);
+        let mut open = Object::new(false);
+        open.prop("f", true, JsonSchema::bson_type(BsonType::Double));
+        open.flatten(e.clone(), false);
+        assert_eq!(
+            open.finish().to_document(),
+            doc! {
+                "bsonType": "object",
+                "properties": { "f": { "bsonType": "double" } },
+                "required": ["f"],
+                "allOf": [{ "anyOf": [
+                    { "bsonType": "object", "properties": { "Unit": { "bsonType": "null" } }, "required": ["Unit"] },
+                    { "bsonType": "object", "properties": { "B": { "bsonType": "bool" } }, "required": ["B"] },
+                ] }],
+            }
+        );
+        let mut closed = Object::new(true);
+        closed.prop("f", true, JsonSchema::bson_type(BsonType::Double));
+        closed.flatten(e, false);
+        let closed = closed.finish();
+        assert_eq!(
+            closed.properties.keys().collect::<Vec<_>>(),
+            ["f", "Unit", "B"]
+        );
+        assert_eq!(
+            closed.additional_properties,
+            Some(Additional::Allowed(false))
         );
     }
 

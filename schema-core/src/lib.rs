@@ -31,6 +31,7 @@ pub mod eval;
 pub mod formats;
 pub mod generate;
 pub mod index;
+pub mod infer;
 pub mod lint;
 pub mod manifest;
 pub mod normalize;

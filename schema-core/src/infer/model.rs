@@ -157,6 +157,15 @@ pub struct Options {
     pub enums: bool,
 }
 
+impl Options {
+    /// With low-cardinality strings as enums, or not.
+    #[must_use]
+    pub fn with_enums(mut self, enums: bool) -> Options {
+        self.enums = enums;
+        self
+    }
+}
+
 struct Builder<'a> {
     options: &'a Options,
     model: Model,

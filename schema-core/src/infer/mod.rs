@@ -146,27 +146,27 @@ impl Proof {
         })
     }
 
-    /// Checks one document.
+    /// Checks one document, its structure first as the server does on insert (nesting deeper
+    /// than [`crate::eval::MAX_DEPTH`] is refused even where the schema would not look).
     pub fn check(&mut self, doc: &RawDocument) {
         let index = self.checked;
         self.checked += 1;
-        if self.validator.is_valid(doc) {
-            self.accepted += 1;
-            return;
-        }
+        let reasons = match self.validator.validate_bytes(doc.as_bytes()) {
+            Ok(verdict) if verdict.is_valid() => {
+                self.accepted += 1;
+                return;
+            }
+            Ok(verdict) => verdict.summaries().to_vec(),
+            Err(malformed) => vec![malformed.to_string()],
+        };
         if self.exceptions.len() < MAX_EXCEPTIONS {
-            let verdict = self.validator.evaluate(doc);
             let id = doc
                 .get("_id")
                 .ok()
                 .flatten()
                 .and_then(|id| bson::Bson::try_from(id).ok())
                 .map(|id| id.into_relaxed_extjson().to_string());
-            self.exceptions.push(Exception {
-                index,
-                id,
-                reasons: verdict.summaries().to_vec(),
-            });
+            self.exceptions.push(Exception { index, id, reasons });
         }
     }
 

@@ -136,7 +136,8 @@ pub fn field_ident(name: &str, taken: &mut HashSet<String>) -> String {
     if NOT_RAW.contains(&ident.as_str()) {
         ident.push('_');
     }
-    let base = ident.clone();
+    // `self_` numbered is `self_2`, not `self__2` (which rustc warns is not snake case).
+    let base = ident.trim_end_matches('_').to_owned();
     let mut n = 1;
     while taken.contains(&ident) {
         n += 1;

@@ -401,12 +401,12 @@ fn wide() -> Case {
 fn odd_types() -> Case {
     let uuid = bson::Uuid::parse_str("123e4567-e89b-12d3-a456-426614174000").unwrap();
     let docs = (0..4)
-        .map(|i: u32| {
+        .map(|i: i32| {
             doc! {
                 "uuid": uuid,
                 "bin": bson::Binary { subtype: bson::spec::BinarySubtype::Generic, bytes: vec![1, 2, 3] },
                 "bin_mixed": if i % 2 == 0 { Bson::from(uuid) } else { Bson::Binary(bson::Binary { subtype: bson::spec::BinarySubtype::Md5, bytes: vec![0; 16] }) },
-                "ts": bson::Timestamp { time: i, increment: 1 },
+                "ts": bson::Timestamp { time: i as u32, increment: 1 },
                 "re": bson::Regex { pattern: "^a".to_owned().try_into().unwrap(), options: "i".to_owned().try_into().unwrap() },
                 "code": Bson::JavaScriptCode("f()".into()),
                 "min": Bson::MinKey,

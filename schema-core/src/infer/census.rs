@@ -340,7 +340,7 @@ impl Fields {
     fn slot(&mut self, key: &str) -> &mut Node {
         if let Fields::Named(named) = self {
             if !named.contains_key(key) && named.len() >= MAX_FIELDS {
-                self.to_map();
+                self.fold_into_map();
             }
         }
         match self {
@@ -353,7 +353,7 @@ impl Fields {
     }
 
     /// Folds every named field into one map node.
-    fn to_map(&mut self) {
+    fn fold_into_map(&mut self) {
         if let Fields::Named(named) = self {
             let mut values = Node::default();
             let mut keys = 0;
@@ -389,7 +389,7 @@ impl Fields {
                 }
             }
             Fields::Map { keys, values } => {
-                self.to_map();
+                self.fold_into_map();
                 if let Fields::Map {
                     keys: mine,
                     values: mine_values,

@@ -211,8 +211,14 @@ pub fn is_data_key(key: &str) -> bool {
     digits(b) || (b.len() == 24 && hex(b)) || uuid || date
 }
 
+/// A serde `rename_all` rule (`None`: no attribute) and what it does to a variant name.
+type Rule = (Option<&'static str>, fn(&str) -> String);
+
+/// `(variant ident, stored string)` pairs.
+pub type Variants = Vec<(String, String)>;
+
 /// serde's rules for variant names (serde_derive `RenameRule::apply_to_variant`), tried in turn.
-const VARIANT_RULES: &[(Option<&str>, fn(&str) -> String)] = &[
+const VARIANT_RULES: &[Rule] = &[
     (None, |v| v.to_owned()),
     (Some("lowercase"), |v| v.to_ascii_lowercase()),
     (Some("UPPERCASE"), |v| v.to_ascii_uppercase()),
@@ -243,7 +249,7 @@ fn snake_variant(variant: &str) -> String {
 /// Variant identifiers for stored strings, and the `rename_all` rule that fits them all
 /// (variants that no rule fits get a `rename` of their own). `None` when two values would get
 /// the same identifier.
-pub fn variants(values: &[String]) -> Option<(Vec<(String, String)>, Option<&'static str>)> {
+pub fn variants(values: &[String]) -> Option<(Variants, Option<&'static str>)> {
     let mut idents = HashSet::new();
     let mut out = Vec::new();
     for v in values {

@@ -344,7 +344,17 @@ impl Fields {
             }
         }
         match self {
-            Fields::Named(named) => named.entry(key.to_owned()).or_default(),
+            // Look up by &str first: a key is allocated once per path, not once per value.
+            Fields::Named(named) => {
+                let index = match named.get_index_of(key) {
+                    Some(index) => index,
+                    None => named.insert_full(key.to_owned(), Node::default()).0,
+                };
+                named
+                    .get_index_mut(index)
+                    .expect("the index was just found or inserted")
+                    .1
+            }
             Fields::Map { keys, values } => {
                 *keys += 1;
                 values

@@ -469,3 +469,91 @@ impl Builder<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(docs: &[bson::Document], enums: bool) -> Model {
+        let mut census = Census::new();
+        for d in docs {
+            census
+                .add(&bson::RawDocumentBuf::try_from(d).unwrap())
+                .unwrap();
+        }
+        build(&census, "things", &Options::default().with_enums(enums))
+    }
+
+    fn field<'a>(m: &'a Model, name: &str) -> &'a Field {
+        m.structs[0].fields.iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn uuids_are_subtype_4_of_16_bytes() {
+        let bin = |subtype: u8, len: usize| bson::Binary {
+            subtype: bson::spec::BinarySubtype::from(subtype),
+            bytes: vec![0; len],
+        };
+        let m = model(
+            &[bson::doc! { "u": bin(4, 16), "old": bin(3, 16), "short": bin(4, 3) }],
+            false,
+        );
+        assert_eq!(field(&m, "u").ty, Ty::Uuid);
+        assert_eq!(field(&m, "old").ty, Ty::Binary);
+        assert_eq!(field(&m, "short").ty, Ty::Binary);
+    }
+
+    #[test]
+    fn camel_case_is_used_when_every_field_fits() {
+        let m = model(
+            &[bson::doc! { "_id": 1, "createdAt": 1, "name": "x" }],
+            false,
+        );
+        assert_eq!(m.structs[0].names, FieldNames::CamelCase);
+        let m = model(&[bson::doc! { "createdAt": 1, "user_id": 1 }], false);
+        assert_eq!(m.structs[0].names, FieldNames::AsIs);
+        let m = model(&[bson::doc! { "name": "x" }], false);
+        assert_eq!(m.structs[0].names, FieldNames::AsIs);
+    }
+
+    #[test]
+    fn nulls_and_absences_make_options() {
+        let m = model(
+            &[
+                bson::doc! { "a": 1, "b": null, "c": null },
+                bson::doc! { "a": null, "b": 2 },
+            ],
+            false,
+        );
+        let a = field(&m, "a");
+        assert_eq!(
+            (a.ty.clone(), a.sometimes_missing),
+            (Ty::Option(Box::new(Ty::I32)), false)
+        );
+        assert!(!a.is_required());
+        assert!(field(&m, "c").sometimes_missing);
+        assert_eq!(field(&m, "c").ty, Ty::Option(Box::new(Ty::Any)));
+    }
+
+    #[test]
+    fn enums_only_when_asked_and_repeated() {
+        let docs: Vec<_> = (0..6)
+            .map(|i| bson::doc! { "s": (["a", "b"][i % 2]), "u": format!("{i}") })
+            .collect();
+        assert_eq!(field(&model(&docs, false), "s").ty, Ty::String);
+        let m = model(&docs, true);
+        assert_eq!(field(&m, "s").ty, Ty::Enum(0));
+        assert_eq!(m.enums[0].rename_all, Some("lowercase"));
+        // Six values seen once each are not low-cardinality.
+        assert_eq!(field(&m, "u").ty, Ty::String);
+    }
+
+    #[test]
+    fn data_keys_make_a_map_of_the_merged_values() {
+        let m = model(
+            &[bson::doc! { "by_day": { "2024-01-01": 1, "2024-01-02": 2_i64 } }],
+            false,
+        );
+        assert_eq!(field(&m, "by_day").ty, Ty::Map(Box::new(Ty::I64)));
+    }
+}

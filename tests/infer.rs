@@ -868,3 +868,17 @@ proptest! {
         prop_assert_eq!(merged, whole);
     }
 }
+
+proptest! {
+    #[test]
+    fn the_predicted_validator_accepts_every_document_it_was_inferred_from(
+        docs in prop::collection::vec(document(3), 0..30),
+        enums in any::<bool>(),
+    ) {
+        let census = census_of(&docs);
+        let inference =
+            infer::infer(&census, "random", &Options::default().with_enums(enums)).unwrap();
+        let proved = proof(&inference, &docs);
+        prop_assert!(proved.is_complete(), "{:?}\n{}", proved.exceptions, inference.source);
+    }
+}

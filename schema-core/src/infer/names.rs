@@ -105,11 +105,18 @@ pub fn pascal(name: &str) -> String {
     out
 }
 
-/// A plural English name made singular, for the element type of an array (`items` -> `items`
-/// becomes `Item` once PascalCased): `ies` -> `y`, a final `s` dropped except after `s`, `u`, `i`.
+/// A plural English name made singular, for the element type of an array (`items` becomes
+/// `Item` once PascalCased): `ies` -> `y`, `sses`/`xes`/`ches`/`shes` lose `es`, a final `s` is
+/// dropped except after `s`, `u`, `i`.
 pub fn singular(name: &str) -> String {
     if let Some(stem) = name.strip_suffix("ies").filter(|s| !s.is_empty()) {
         return format!("{stem}y");
+    }
+    // `addresses`, `boxes`, `batches`, `wishes`: the plural added `es`.
+    for suffix in ["sses", "xes", "ches", "shes"] {
+        if name.len() > suffix.len() && name.ends_with(suffix) {
+            return name[..name.len() - 2].to_owned();
+        }
     }
     if name.len() > 3
         && name.ends_with('s')
@@ -324,7 +331,9 @@ mod tests {
         assert_eq!(pascal("PENDING"), "Pending");
         assert_eq!(pascal("nMeasurements"), "NMeasurements");
         assert_eq!(pascal("3d"), "T3d");
-        assert_eq!(singular("addresses"), "addresse");
+        assert_eq!(singular("addresses"), "address");
+        assert_eq!(singular("batches"), "batch");
+        assert_eq!(singular("items"), "item");
         assert_eq!(singular("categories"), "category");
         assert_eq!(singular("status"), "status");
     }

@@ -98,6 +98,7 @@ pub fn run(args: &InferArgs, console: &mut Console) -> anyhow::Result<Outcome> {
                 "collection": collection,
                 "documents": census.documents,
                 "tooDeep": census.too_deep,
+                "largestDocument": census.largest_document,
                 "paths": census.paths(),
                 "notes": inference.model.notes,
                 "proof": {

@@ -547,6 +547,8 @@ pub struct Census {
     pub documents: u64,
     /// Documents nesting deeper than [`MAX_DEPTH`] (the server refuses to store them).
     pub too_deep: u64,
+    /// The size in bytes of the largest document.
+    pub largest_document: u64,
     /// The documents themselves, as the root path.
     pub root: Node,
 }
@@ -572,6 +574,7 @@ impl Census {
     /// The document's bytes are malformed; what was read before the fault stays counted.
     pub fn add(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
         self.documents += 1;
+        self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
         self.root.count += 1;
         self.root.types.0[Kind::Object as usize] += 1;
         if self.root.add_fields(doc, 1)? {
@@ -584,6 +587,7 @@ impl Census {
     pub fn merge(&mut self, other: &Census) {
         self.documents += other.documents;
         self.too_deep += other.too_deep;
+        self.largest_document = self.largest_document.max(other.largest_document);
         self.root.merge(&other.root);
     }
 

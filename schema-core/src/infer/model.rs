@@ -11,6 +11,20 @@ use super::names;
 /// when read as `f64`.
 const F64_EXACT: i64 = 1 << 53;
 
+/// Documents at least this large are noted: near the server's 16 MiB limit
+/// (`BSONObjMaxUserSize`), an update that grows them fails.
+const LARGE_DOCUMENT: u64 = 12 * 1024 * 1024;
+
+/// Arrays at least this long are noted as possibly unbounded.
+const LONG_ARRAY: u64 = 1000;
+
+/// Below this share of the documents that could have it (in percent), a field is noted as rare,
+/// once at least [`RARE_MIN_OBJECTS`] objects were seen (fewer say little).
+const RARE_PERCENT: u64 = 1;
+
+/// See [`RARE_PERCENT`].
+const RARE_MIN_OBJECTS: u64 = 100;
+
 /// A Rust type `infer` can write.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
@@ -196,6 +210,13 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
             super::census::MAX_DEPTH
         ));
     }
+    if census.largest_document >= LARGE_DOCUMENT {
+        b.model.notes.push(format!(
+            "the largest document has {} bytes, near the 16 MiB limit: an update that grows it \
+             will fail",
+            census.largest_document
+        ));
+    }
     let root_name = b.type_name(&names::singular(&names::pascal(collection)), "", "Document");
     b.structure(&census.root, "", root_name);
     b.model
@@ -250,6 +271,29 @@ impl Builder<'_> {
             let (ty, note) = self.ty(child, &child_path, key, &name, true);
             let ident = names::field_ident(key, &mut idents);
             let sometimes_missing = child.count < node.objects();
+            if node.objects() >= RARE_MIN_OBJECTS
+                && child.count * 100 < node.objects() * RARE_PERCENT
+            {
+                self.note(
+                    &child_path,
+                    format!(
+                        "present in {} of {} (under {RARE_PERCENT}%): a leftover to migrate away?",
+                        child.count,
+                        node.objects()
+                    ),
+                );
+            }
+            if let Some(lengths) = child.lengths.range.filter(|r| r.max >= LONG_ARRAY) {
+                self.note(
+                    &child_path,
+                    format!(
+                        "arrays of up to {} elements (p99 at most {}): if it grows with the data, \
+                         it is the unbounded-array anti-pattern; consider a collection of its own",
+                        lengths.max,
+                        child.lengths.p99().unwrap_or(lengths.max)
+                    ),
+                );
+            }
             let ty = if sometimes_missing && !ty.is_option() {
                 Ty::Option(Box::new(ty))
             } else {
@@ -546,6 +590,34 @@ mod tests {
         assert_eq!(m.enums[0].rename_all, Some("lowercase"));
         // Six values seen once each are not low-cardinality.
         assert_eq!(field(&m, "u").ty, Ty::String);
+    }
+
+    #[test]
+    fn rare_fields_and_long_arrays_are_noted() {
+        let mut docs: Vec<_> = (0..150).map(|i| bson::doc! { "n": i }).collect();
+        docs[0].insert("rare", 1);
+        docs[1].insert("long", vec![1; 1000]);
+        let m = model(&docs, false);
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("rare: present in 1 of 150")),
+            "{:?}",
+            m.notes
+        );
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("long: arrays of up to 1000")),
+            "{:?}",
+            m.notes
+        );
+        let m = model(&docs[..99], false);
+        assert!(
+            !m.notes.iter().any(|n| n.starts_with("rare")),
+            "{:?}",
+            m.notes
+        );
     }
 
     #[test]

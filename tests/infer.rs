@@ -579,7 +579,14 @@ fn check_generated_sources() {
     let mut modules = String::new();
     let mut inferred = Vec::new();
     for case in &cases {
-        let (_, inference) = infer_case(case);
+        let (census, inference) = infer_case(case);
+        let options = Options::default().with_enums(case.enums);
+        assert_eq!(
+            infer::validator_for(&census, &options),
+            inference.validator,
+            "{}: validator_for is the validator infer writes the source for",
+            case.name
+        );
         std::fs::write(
             krate.join(format!("src/{}.rs", case.name)),
             &inference.source,

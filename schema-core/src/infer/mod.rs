@@ -87,16 +87,19 @@ pub fn infer(
 
 /// The validator the types [`infer`] writes will derive, built with the generator the derive
 /// uses (each field through its Rust type's `MongoSchema` impl, each struct through the
-/// derive's runtime builder), without compiling anything.
+/// derive's runtime builder), without compiling anything. The collection's name does not change
+/// it.
 ///
-/// # Errors
-/// As [`infer`].
-pub fn validator_for(
-    census: &Census,
-    collection: &str,
-    options: &Options,
-) -> Result<JsonSchema, InferError> {
-    Ok(infer(census, collection, options)?.validator)
+/// ```
+/// use mongo_schema::infer::{self, Census, Options};
+/// let mut census = Census::new();
+/// census.add(&bson::rawdoc! { "qty": 3 })?;
+/// let schema = infer::validator_for(&census, &Options::default());
+/// assert_eq!(schema.required, Some(vec!["qty".to_owned()]));
+/// # Ok::<(), bson::error::Error>(())
+/// ```
+pub fn validator_for(census: &Census, options: &Options) -> JsonSchema {
+    validator::root(&model::build(census, "collection", options))
 }
 
 fn check_name(collection: &str) -> Result<(), InferError> {

@@ -346,6 +346,7 @@ fn awkward_names() -> Case {
                 "Ünïcode": "non-ascii",
                 "_class": "x",
                 "a.b": "dotted",
+                "line\nbreak\u{202e}bidi": "controls in a name",
                 "kind": (["Option", "self", "2x", "a b"][i as usize % 4]),
                 "Option": { "Vec": 1 },
             }

@@ -35,9 +35,27 @@ pub fn source(model: &Model, documents: u64) -> String {
     out
 }
 
-/// A note on one line, so it stays inside its `//` comment.
+/// A note made safe inside a `//` comment: on one line, and without the control and bidi
+/// characters rustc refuses in comments (the deny-by-default `text_direction_codepoint_in_comment`
+/// lint); stored names may hold anything.
 fn one_line(text: &str) -> String {
-    text.replace(['\n', '\r'], " ")
+    text.chars()
+        .map(|c| {
+            if is_unsafe_in_comment(c) {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn is_unsafe_in_comment(c: char) -> bool {
+    let bidi = matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+    );
+    c.is_control() || bidi
 }
 
 fn write_struct(out: &mut String, model: &Model, s: &Struct, root: bool) {

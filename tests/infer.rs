@@ -359,6 +359,35 @@ fn awkward_names() -> Case {
     }
 }
 
+/// Keys and enum values made of characters that are awkward in Rust source: quotes,
+/// backslashes, comment openers, invisible and line-separating characters, combining marks.
+fn tricky_names() -> Case {
+    const POOL: &[&str] = &[
+        "\"", "\\", "'", "{", "}", "#", "/", "*", "/*", "//", "\u{feff}", "\u{200b}", "\u{2028}",
+        "\u{85}", "e\u{301}", "😀", " ", "$", "r#", "_", "0", "A", "b", "-", ".", "\t",
+    ];
+    let mut r = Rng(13);
+    let mut word = |r: &mut Rng| -> String { (0..1 + r.below(5)).map(|_| r.pick(POOL)).collect() };
+    let keys: Vec<String> = (0..40).map(|_| word(&mut r)).collect();
+    let values: Vec<String> = (0..3).map(|_| word(&mut r)).collect();
+    let docs = (0..8)
+        .map(|i| {
+            let mut d = doc! { "_id": i as i32 };
+            for (k, key) in keys.iter().enumerate() {
+                if key != "_id" {
+                    d.insert(key.clone(), values[(i + k) % values.len()].clone());
+                }
+            }
+            d
+        })
+        .collect();
+    Case {
+        name: "tricky_names",
+        enums: true,
+        docs,
+    }
+}
+
 /// A collection without documents.
 fn empty() -> Case {
     Case {
@@ -437,6 +466,7 @@ fn cases() -> Vec<Case> {
         nested_arrays(),
         maps(),
         awkward_names(),
+        tricky_names(),
         empty(),
         deep(),
         wide(),

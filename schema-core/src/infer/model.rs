@@ -451,9 +451,7 @@ impl Builder<'_> {
             return Ty::String;
         }
         let values: Vec<String> = values.iter().cloned().collect();
-        let Some((variants, rename_all)) = names::variants(&values) else {
-            return Ty::String;
-        };
+        let (variants, rename_all) = names::variants(&values);
         let name = self.type_name(&names::pascal(key), parent, "Kind");
         self.model.enums.push(Enum {
             name,

@@ -254,21 +254,24 @@ fn snake_variant(variant: &str) -> String {
 }
 
 /// Variant identifiers for stored strings, and the `rename_all` rule that fits them all
-/// (variants that no rule fits get a `rename` of their own). `None` when two values would get
-/// the same identifier.
-pub fn variants(values: &[String]) -> Option<(Variants, Option<&'static str>)> {
+/// (variants that no rule fits get a `rename` of their own). A value with no letter or digit is
+/// `Value`, and identifiers that collide are numbered (`Paid`, `Paid2`), each renamed.
+pub fn variants(values: &[String]) -> (Variants, Option<&'static str>) {
     let mut idents = HashSet::new();
     let mut out = Vec::new();
     for v in values {
         let mut ident = pascal(v);
         if ident.is_empty() {
-            return None;
+            ident = "Value".to_owned();
         }
         if RESERVED_TYPES.contains(&ident.as_str()) {
             ident.push_str("Value");
         }
-        if !idents.insert(ident.clone()) {
-            return None;
+        let base = ident.clone();
+        let mut n = 1;
+        while !idents.insert(ident.clone()) {
+            n += 1;
+            ident = format!("{base}{n}");
         }
         out.push((ident, v.clone()));
     }
@@ -276,7 +279,7 @@ pub fn variants(values: &[String]) -> Option<(Variants, Option<&'static str>)> {
         .iter()
         .find(|(_, apply)| out.iter().all(|(ident, value)| apply(ident) == *value))
         .and_then(|(name, _)| *name);
-    Some((out, rule))
+    (out, rule)
 }
 
 /// Whether a variant needs its own `rename` under the chosen rule.
@@ -364,14 +367,21 @@ mod tests {
     #[test]
     fn variant_rules() {
         let values = ["PENDING", "PAID", "SHIPPED"].map(String::from);
-        let (found, rule) = variants(&values).unwrap();
+        let (found, rule) = variants(&values);
         assert_eq!(rule, Some("UPPERCASE"));
         assert_eq!(found[0].0, "Pending");
         let values = ["in_stock", "sold_out"].map(String::from);
-        assert_eq!(variants(&values).unwrap().1, Some("snake_case"));
+        assert_eq!(variants(&values).1, Some("snake_case"));
         let values = ["a b", "C"].map(String::from);
-        let (variants, rule) = super::variants(&values).unwrap();
+        let (found, rule) = variants(&values);
         assert_eq!(rule, None);
-        assert!(variant_renamed(&variants[0].0, &variants[0].1, rule));
+        assert!(variant_renamed(&found[0].0, &found[0].1, rule));
+        let values = ["paid", "PAID", "*", "#"].map(String::from);
+        let (found, rule) = variants(&values);
+        let idents: Vec<&str> = found.iter().map(|(i, _)| i.as_str()).collect();
+        assert_eq!(
+            (idents, rule),
+            (vec!["Paid", "Paid2", "Value", "Value2"], None)
+        );
     }
 }

@@ -367,7 +367,7 @@ fn tricky_names() -> Case {
         "\u{85}", "e\u{301}", "😀", " ", "$", "r#", "_", "0", "A", "b", "-", ".", "\t",
     ];
     let mut r = Rng(13);
-    let mut word = |r: &mut Rng| -> String { (0..1 + r.below(5)).map(|_| r.pick(POOL)).collect() };
+    let word = |r: &mut Rng| -> String { (0..1 + r.below(5)).map(|_| r.pick(POOL)).collect() };
     let keys: Vec<String> = (0..40).map(|_| word(&mut r)).collect();
     let values: Vec<String> = (0..3).map(|_| word(&mut r)).collect();
     let docs = (0..8)

@@ -318,17 +318,23 @@ mod tests {
     }
 
     #[test]
-    fn bson_and_json_lines_give_the_same_source() {
+    fn bson_json_lines_and_json_arrays_give_the_same_source() {
         let docs = [bson::doc! { "_id": 1, "n": 2_i64 }, bson::doc! { "_id": 2 }];
         let mut bytes = Vec::new();
         for d in &docs {
             bytes.extend(bson::serialize_to_vec(d).unwrap());
         }
         let lines = "{\"_id\": 1, \"n\": {\"$numberLong\": \"2\"}}\n\n{\"_id\": 2}\n";
+        let array = "[{\"_id\": 1, \"n\": {\"$numberLong\": \"2\"}}, {\"_id\": 2}]";
         let (a, from_bson) = run_on(vec![tmp("people.bson", &bytes)]);
         let (b, from_lines) = run_on(vec![tmp("people.jsonl", lines.as_bytes())]);
-        assert_eq!((a, b), (Ok(Outcome::Clean), Ok(Outcome::Clean)));
+        let (c, from_array) = run_on(vec![tmp("people.json", array.as_bytes())]);
+        assert_eq!(
+            (a, b, c),
+            (Ok(Outcome::Clean), Ok(Outcome::Clean), Ok(Outcome::Clean))
+        );
         assert_eq!(from_bson, from_lines);
+        assert_eq!(from_bson, from_array);
         assert!(from_bson.contains("pub n: Option<i64>,"), "{from_bson}");
         assert!(
             from_bson.ends_with("accepts 2 of 2 documents\n"),

@@ -84,7 +84,8 @@ pub struct Field {
     pub name: String,
     /// The field's type, `Option` included (for nulls, or for a field sometimes missing).
     pub ty: Ty,
-    /// Absent from some documents that have its parent: `#[serde(default, skip_serializing_if)]`.
+    /// Absent from some documents that have its parent, or named with a `.`:
+    /// `#[serde(default, skip_serializing_if)]`.
     pub sometimes_missing: bool,
     /// What the generator saw and could not type better, for a comment.
     pub note: Option<String>,
@@ -270,7 +271,20 @@ impl Builder<'_> {
             };
             let (ty, note) = self.ty(child, &child_path, key, &name, true);
             let ident = names::field_ident(key, &mut idents);
-            let sometimes_missing = child.count < node.objects();
+            // The server reads a `properties` or `required` name as a path, split at dots
+            // (json_schema_parser.cpp: `parseProperties`, `translateRequired`), so `required:
+            // ["a.b"]` asks for `b` inside `a` and no document with a literal "a.b" key meets it.
+            // Such a field is written as optional: never required, which the server can check.
+            let dotted = key.contains('.');
+            if dotted {
+                self.note(
+                    &child_path,
+                    "the name holds '.', which validators read as a path: the field is optional \
+                     so the validator does not require it"
+                        .to_owned(),
+                );
+            }
+            let sometimes_missing = child.count < node.objects() || dotted;
             if node.objects() >= RARE_MIN_OBJECTS
                 && child.count * 100 < node.objects() * RARE_PERCENT
             {
@@ -615,6 +629,18 @@ mod tests {
             !m.notes.iter().any(|n| n.starts_with("rare")),
             "{:?}",
             m.notes
+        );
+    }
+
+    #[test]
+    fn dotted_names_are_never_required() {
+        let m = model(&[bson::doc! { "a.b": 1, "c": 1 }], false);
+        assert!(!field(&m, "a.b").is_required());
+        assert!(field(&m, "c").is_required());
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("a.b: the name holds '.'"))
         );
     }
 

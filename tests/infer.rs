@@ -658,6 +658,9 @@ fn check_generated_sources() {
         .arg("--")
         .arg(&data)
         .env("CARGO_TARGET_DIR", root.join("target"))
+        // No debug info: the check only runs the crate, and its dependencies are built once more
+        // here, so this keeps target/infer-check small and the first build fast.
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();

@@ -56,6 +56,9 @@ pub enum Command {
     /// Run each declared query with `explain` on a deployment, with sampled values; exit 1 when
     /// one scans the collection or examines far more documents than it returns. Read-only.
     Explain(crate::cmd::explain::ExplainArgs),
+    /// Propose Rust types for exported documents (mongodump, mongoexport), with the proof that
+    /// their validator accepts every document; exit 1 when it does not.
+    Infer(crate::cmd::infer::InferArgs),
 }
 
 /// How to reach the deployment.

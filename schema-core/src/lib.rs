@@ -32,6 +32,7 @@ pub mod extjson;
 pub mod formats;
 pub mod generate;
 pub mod index;
+pub mod infer;
 pub mod lint;
 pub mod manifest;
 pub mod normalize;

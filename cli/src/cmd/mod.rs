@@ -6,6 +6,7 @@ pub mod audit;
 pub mod check;
 pub mod explain;
 pub mod generate;
+pub mod infer;
 pub mod lint;
 pub mod plan;
 pub mod snapshot;
@@ -44,6 +45,7 @@ pub fn run(
         Command::Check(args) => check::run(args, linked, console),
         Command::Plan(args) => plan::run(args, linked, console),
         Command::Apply(args) => apply::run(args, linked, console),
+        Command::Infer(args) => infer::run(args, console),
         // `validate` writes to the process's own stdout and stderr and gives its exit code.
         Command::Validate(args) => Ok(match validate::run(args)? {
             code if code == ExitCode::SUCCESS => Outcome::Clean,
@@ -62,6 +64,7 @@ fn connection_string(command: &Command) -> Option<&str> {
         Command::Apply(args) => args.connect.uri.as_deref(),
         Command::Explain(args) => args.connect.uri.as_deref(),
         Command::Generate(_) | Command::Lint(_) | Command::Validate(_) => None,
+        Command::Infer(_) => None,
     }
 }
 

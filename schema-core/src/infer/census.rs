@@ -1,0 +1,761 @@
+//! The census: what every path of a collection holds, counted over raw BSON documents in one
+//! pass with bounded memory. The input of `infer`'s Rust generator and of its report.
+//!
+//! Every statistic is a commutative monoid (counts add, ranges widen, bounded sets unite and
+//! overflow), so the census of two halves merged ([`Census::merge`]) equals the census of the
+//! whole: a scan can be split across cores.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use bson::RawDocument;
+use bson::raw::{RawArray, RawBsonRef};
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// How deep the census descends: the server's nesting limit for stored documents, the root
+/// document being level 1 (as [`crate::eval::MAX_DEPTH`] counts).
+pub const MAX_DEPTH: usize = crate::eval::MAX_DEPTH;
+
+/// How many distinct field names one object path may have before its keys count as data (a map
+/// from ids, dates or names to values) and stop being tracked one by one.
+pub const MAX_FIELDS: usize = 64;
+
+/// How many distinct string values a path keeps as enum candidates before it stops tracking them.
+pub const MAX_DISTINCT: usize = 32;
+
+/// Strings longer than this (in bytes) are not enum candidates: seeing one stops the tracking.
+pub const MAX_DISTINCT_LEN: usize = 64;
+
+/// The BSON types, in the order of their type bytes, spelled as the server spells `$type`.
+pub const TYPE_NAMES: [&str; 21] = [
+    "double",
+    "string",
+    "object",
+    "array",
+    "binData",
+    "undefined",
+    "objectId",
+    "bool",
+    "date",
+    "null",
+    "regex",
+    "dbPointer",
+    "javascript",
+    "symbol",
+    "javascriptWithScope",
+    "int",
+    "timestamp",
+    "long",
+    "decimal",
+    "minKey",
+    "maxKey",
+];
+
+/// A BSON type, as an index into [`TYPE_NAMES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Kind {
+    /// `double`.
+    Double,
+    /// `string`.
+    String,
+    /// `object`.
+    Object,
+    /// `array`.
+    Array,
+    /// `binData`.
+    Binary,
+    /// `undefined`.
+    Undefined,
+    /// `objectId`.
+    ObjectId,
+    /// `bool`.
+    Bool,
+    /// `date`.
+    Date,
+    /// `null`.
+    Null,
+    /// `regex`.
+    Regex,
+    /// `dbPointer`.
+    DbPointer,
+    /// `javascript`.
+    JavaScript,
+    /// `symbol`.
+    Symbol,
+    /// `javascriptWithScope`.
+    JavaScriptWithScope,
+    /// `int`.
+    Int,
+    /// `timestamp`.
+    Timestamp,
+    /// `long`.
+    Long,
+    /// `decimal`.
+    Decimal,
+    /// `minKey`.
+    MinKey,
+    /// `maxKey`.
+    MaxKey,
+}
+
+impl Kind {
+    /// Every kind, in [`TYPE_NAMES`] order.
+    pub const ALL: [Kind; 21] = [
+        Kind::Double,
+        Kind::String,
+        Kind::Object,
+        Kind::Array,
+        Kind::Binary,
+        Kind::Undefined,
+        Kind::ObjectId,
+        Kind::Bool,
+        Kind::Date,
+        Kind::Null,
+        Kind::Regex,
+        Kind::DbPointer,
+        Kind::JavaScript,
+        Kind::Symbol,
+        Kind::JavaScriptWithScope,
+        Kind::Int,
+        Kind::Timestamp,
+        Kind::Long,
+        Kind::Decimal,
+        Kind::MinKey,
+        Kind::MaxKey,
+    ];
+
+    /// The server's name of the type (`"objectId"`, `"long"`).
+    pub fn name(self) -> &'static str {
+        TYPE_NAMES[self as usize]
+    }
+
+    fn of(value: &RawBsonRef<'_>) -> Kind {
+        match value {
+            RawBsonRef::Double(_) => Kind::Double,
+            RawBsonRef::String(_) => Kind::String,
+            RawBsonRef::Document(_) => Kind::Object,
+            RawBsonRef::Array(_) => Kind::Array,
+            RawBsonRef::Binary(_) => Kind::Binary,
+            RawBsonRef::Undefined => Kind::Undefined,
+            RawBsonRef::ObjectId(_) => Kind::ObjectId,
+            RawBsonRef::Boolean(_) => Kind::Bool,
+            RawBsonRef::DateTime(_) => Kind::Date,
+            RawBsonRef::Null => Kind::Null,
+            RawBsonRef::RegularExpression(_) => Kind::Regex,
+            RawBsonRef::DbPointer(_) => Kind::DbPointer,
+            RawBsonRef::JavaScriptCode(_) => Kind::JavaScript,
+            RawBsonRef::Symbol(_) => Kind::Symbol,
+            RawBsonRef::JavaScriptCodeWithScope(_) => Kind::JavaScriptWithScope,
+            RawBsonRef::Int32(_) => Kind::Int,
+            RawBsonRef::Timestamp(_) => Kind::Timestamp,
+            RawBsonRef::Int64(_) => Kind::Long,
+            RawBsonRef::Decimal128(_) => Kind::Decimal,
+            RawBsonRef::MinKey => Kind::MinKey,
+            RawBsonRef::MaxKey => Kind::MaxKey,
+        }
+    }
+}
+
+/// How many values of each BSON type a path held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TypeCounts([u64; 21]);
+
+impl TypeCounts {
+    /// How many values of `kind`.
+    pub fn get(&self, kind: Kind) -> u64 {
+        self.0[kind as usize]
+    }
+
+    /// The kinds seen at least once, with their counts.
+    pub fn seen(&self) -> impl Iterator<Item = (Kind, u64)> + '_ {
+        Kind::ALL
+            .into_iter()
+            .filter_map(|k| Some((k, self.get(k))).filter(|(_, n)| *n > 0))
+    }
+
+    /// Whether every value seen is one of `kinds`.
+    pub fn only(&self, kinds: &[Kind]) -> bool {
+        self.seen().all(|(k, _)| kinds.contains(&k))
+    }
+
+    fn merge(&mut self, other: &TypeCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
+impl Serialize for TypeCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.seen().map(|(k, n)| (k.name(), n)))
+    }
+}
+
+/// The smallest and largest value seen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Range<T> {
+    /// The smallest.
+    pub min: T,
+    /// The largest.
+    pub max: T,
+}
+
+impl<T: PartialOrd + Copy> Range<T> {
+    fn widen(range: &mut Option<Range<T>>, value: T) {
+        match range {
+            Some(r) => {
+                if value < r.min {
+                    r.min = value;
+                }
+                if value > r.max {
+                    r.max = value;
+                }
+            }
+            None => {
+                *range = Some(Range {
+                    min: value,
+                    max: value,
+                })
+            }
+        }
+    }
+
+    fn merge(range: &mut Option<Range<T>>, other: Option<Range<T>>) {
+        if let Some(o) = other {
+            Range::widen(range, o.min);
+            Range::widen(range, o.max);
+        }
+    }
+}
+
+/// Array lengths: the range and a histogram of power-of-two buckets, enough for a p99 estimate
+/// in fixed memory (bucket `i` counts lengths in `[2^(i-1), 2^i)`, bucket 0 the empty arrays, the last every longer one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lengths {
+    /// Shortest and longest array.
+    pub range: Option<Range<u64>>,
+    buckets: [u64; 32],
+}
+
+impl Lengths {
+    fn add(&mut self, len: u64) {
+        Range::widen(&mut self.range, len);
+        let bucket = (u64::BITS - len.leading_zeros()) as usize;
+        self.buckets[bucket.min(self.buckets.len() - 1)] += 1;
+    }
+
+    fn merge(&mut self, other: &Lengths) {
+        Range::merge(&mut self.range, other.range);
+        for (a, b) in self.buckets.iter_mut().zip(other.buckets) {
+            *a += b;
+        }
+    }
+
+    /// An upper bound of the 99th percentile length: the top of the bucket it falls in, never
+    /// above the longest array seen. `None` when no array was seen.
+    pub fn p99(&self) -> Option<u64> {
+        let total: u64 = self.buckets.iter().sum();
+        let range = self.range?;
+        // The smallest bucket at which at least 99% of the arrays are counted.
+        let target = total - total / 100;
+        let mut seen = 0;
+        for (i, n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= target {
+                let top = if i == 0 { 0 } else { (1u64 << i) - 1 };
+                return Some(top.min(range.max));
+            }
+        }
+        Some(range.max)
+    }
+}
+
+/// Distinct values up to a bound: the enum candidates of a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distinct {
+    /// The values, or `None` once more than [`MAX_DISTINCT`] (or one longer than
+    /// [`MAX_DISTINCT_LEN`]) were seen.
+    pub values: Option<BTreeSet<String>>,
+}
+
+impl Default for Distinct {
+    fn default() -> Self {
+        Distinct {
+            values: Some(BTreeSet::new()),
+        }
+    }
+}
+
+impl Distinct {
+    fn add(&mut self, value: &str) {
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        if value.len() > MAX_DISTINCT_LEN {
+            self.values = None;
+        } else if !values.contains(value) {
+            values.insert(value.to_owned());
+            if values.len() > MAX_DISTINCT {
+                self.values = None;
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &Distinct) {
+        match (&mut self.values, &other.values) {
+            (Some(mine), Some(theirs)) => {
+                mine.extend(theirs.iter().cloned());
+                if mine.len() > MAX_DISTINCT {
+                    self.values = None;
+                }
+            }
+            _ => self.values = None,
+        }
+    }
+}
+
+/// The fields of an object path: tracked by name, or, once the names look like data, as one map.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fields {
+    /// Each field by name, in the order first seen.
+    Named(IndexMap<String, Node>),
+    /// More than [`MAX_FIELDS`] distinct names: every value under any key, together.
+    Map {
+        /// How many keys were seen in all (one per key per object).
+        keys: u64,
+        /// The values of every key.
+        values: Box<Node>,
+    },
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields::Named(IndexMap::new())
+    }
+}
+
+impl Fields {
+    /// The node values under `key` are counted in.
+    fn slot(&mut self, key: &str) -> &mut Node {
+        if let Fields::Named(named) = self {
+            if !named.contains_key(key) && named.len() >= MAX_FIELDS {
+                self.fold_into_map();
+            }
+        }
+        match self {
+            // Look up by &str first: a key is allocated once per path, not once per value.
+            Fields::Named(named) => {
+                let index = match named.get_index_of(key) {
+                    Some(index) => index,
+                    None => named.insert_full(key.to_owned(), Node::default()).0,
+                };
+                named
+                    .get_index_mut(index)
+                    .expect("the index was just found or inserted")
+                    .1
+            }
+            Fields::Map { keys, values } => {
+                *keys += 1;
+                values
+            }
+        }
+    }
+
+    /// Folds every named field into one map node.
+    fn fold_into_map(&mut self) {
+        if let Fields::Named(named) = self {
+            let mut values = Node::default();
+            let mut keys = 0;
+            for node in named.values() {
+                keys += node.count;
+                values.merge(node);
+            }
+            *self = Fields::Map {
+                keys,
+                values: Box::new(values),
+            };
+        }
+    }
+
+    fn merge(&mut self, other: &Fields) {
+        match other {
+            Fields::Named(theirs) => {
+                for (key, node) in theirs {
+                    match self {
+                        Fields::Named(mine) if mine.contains_key(key) => {
+                            mine.get_mut(key).expect("checked").merge(node);
+                        }
+                        _ => {
+                            // Counted as `slot` counts one key: the value node merged whole.
+                            let slot = self.slot(key);
+                            slot.merge(node);
+                            if let Fields::Map { keys, .. } = self {
+                                // `slot` counted one key; the node holds `count` of them.
+                                *keys += node.count - 1;
+                            }
+                        }
+                    }
+                }
+            }
+            Fields::Map { keys, values } => {
+                self.fold_into_map();
+                if let Fields::Map {
+                    keys: mine,
+                    values: mine_values,
+                } = self
+                {
+                    *mine += keys;
+                    mine_values.merge(values);
+                }
+            }
+        }
+    }
+}
+
+/// What one path held across the documents.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Node {
+    /// Values seen at this path (for array elements, elements seen).
+    pub count: u64,
+    /// Their BSON types.
+    pub types: TypeCounts,
+    /// String lengths, in characters.
+    pub string_length: Option<Range<u64>>,
+    /// Distinct strings (enum candidates).
+    pub strings: Distinct,
+    /// `int` values.
+    pub int: Option<Range<i32>>,
+    /// `long` values.
+    pub long: Option<Range<i64>>,
+    /// `double` values (NaN aside).
+    pub double: Option<Range<f64>>,
+    /// Dates, in milliseconds since the epoch.
+    pub date: Option<Range<i64>>,
+    /// Binary values by subtype.
+    pub binary_subtypes: BTreeMap<u8, u64>,
+    /// Binary values of subtype 4 (UUID) that are not 16 bytes long.
+    pub bad_uuids: u64,
+    /// Array lengths.
+    pub lengths: Lengths,
+    /// The elements of arrays at this path, all together.
+    pub elements: Option<Box<Node>>,
+    /// The fields of objects at this path.
+    pub fields: Fields,
+    /// Objects or arrays here that were not looked into: deeper than [`MAX_DEPTH`].
+    pub too_deep: u64,
+}
+
+impl Node {
+    /// Objects seen here: the documents that could have each field below.
+    pub fn objects(&self) -> u64 {
+        self.types.get(Kind::Object)
+    }
+
+    /// Adds one value seen at this path, `depth` being the nesting level of the value's
+    /// container (the root document is level 1). Returns whether a part was too deep.
+    fn add(&mut self, value: RawBsonRef<'_>, depth: usize) -> Result<bool, bson::error::Error> {
+        self.count += 1;
+        let kind = Kind::of(&value);
+        self.types.0[kind as usize] += 1;
+        let mut deep = false;
+        match value {
+            RawBsonRef::String(s) => {
+                Range::widen(&mut self.string_length, s.chars().count() as u64);
+                self.strings.add(s);
+            }
+            RawBsonRef::Int32(n) => Range::widen(&mut self.int, n),
+            RawBsonRef::Int64(n) => Range::widen(&mut self.long, n),
+            RawBsonRef::Double(d) if !d.is_nan() => Range::widen(&mut self.double, d),
+            RawBsonRef::DateTime(d) => Range::widen(&mut self.date, d.timestamp_millis()),
+            RawBsonRef::Binary(b) => {
+                let subtype = u8::from(b.subtype);
+                *self.binary_subtypes.entry(subtype).or_default() += 1;
+                if subtype == 4 && b.bytes.len() != 16 {
+                    self.bad_uuids += 1;
+                }
+            }
+            RawBsonRef::Document(doc) => {
+                if depth + 1 > MAX_DEPTH {
+                    self.too_deep += 1;
+                    deep = true;
+                } else {
+                    deep = self.add_fields(doc, depth + 1)?;
+                }
+            }
+            RawBsonRef::Array(array) => {
+                if depth + 1 > MAX_DEPTH {
+                    self.too_deep += 1;
+                    deep = true;
+                } else {
+                    deep = self.add_elements(array, depth + 1)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(deep)
+    }
+
+    fn add_fields(&mut self, doc: &RawDocument, depth: usize) -> Result<bool, bson::error::Error> {
+        let mut deep = false;
+        for element in doc {
+            let (key, value) = element?;
+            deep |= self.fields.slot(key.as_str()).add(value, depth)?;
+        }
+        Ok(deep)
+    }
+
+    fn add_elements(&mut self, array: &RawArray, depth: usize) -> Result<bool, bson::error::Error> {
+        let elements = self.elements.get_or_insert_with(Box::default);
+        let mut deep = false;
+        let mut len = 0;
+        for value in array {
+            deep |= elements.add(value?, depth)?;
+            len += 1;
+        }
+        self.lengths.add(len);
+        Ok(deep)
+    }
+
+    /// Adds everything `other` counted to this node.
+    pub fn merge(&mut self, other: &Node) {
+        self.count += other.count;
+        self.types.merge(&other.types);
+        Range::merge(&mut self.string_length, other.string_length);
+        self.strings.merge(&other.strings);
+        Range::merge(&mut self.int, other.int);
+        Range::merge(&mut self.long, other.long);
+        Range::merge(&mut self.double, other.double);
+        Range::merge(&mut self.date, other.date);
+        for (subtype, n) in &other.binary_subtypes {
+            *self.binary_subtypes.entry(*subtype).or_default() += n;
+        }
+        self.bad_uuids += other.bad_uuids;
+        self.lengths.merge(&other.lengths);
+        if let Some(theirs) = &other.elements {
+            self.elements.get_or_insert_with(Box::default).merge(theirs);
+        }
+        self.fields.merge(&other.fields);
+        self.too_deep += other.too_deep;
+    }
+}
+
+/// The census of a collection: one [`Node`] tree rooted at the documents.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Census {
+    /// Documents counted.
+    pub documents: u64,
+    /// Documents nesting deeper than [`MAX_DEPTH`] (the server refuses to store them).
+    pub too_deep: u64,
+    /// The size in bytes of the largest document.
+    pub largest_document: u64,
+    /// The documents themselves, as the root path.
+    pub root: Node,
+}
+
+impl Census {
+    /// An empty census.
+    pub fn new() -> Census {
+        Census::default()
+    }
+
+    /// Counts one document.
+    ///
+    /// ```
+    /// use mongo_schema::infer::census::{Census, Kind};
+    /// let mut census = Census::new();
+    /// census.add(&bson::rawdoc! { "qty": 3, "tags": ["a", "b"] })?;
+    /// let qty = census.field(&["qty"]).expect("seen");
+    /// assert_eq!(qty.types.get(Kind::Int), 1);
+    /// # Ok::<(), bson::error::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The document's bytes are malformed; what was read before the fault stays counted.
+    pub fn add(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+        self.documents += 1;
+        self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
+        self.root.count += 1;
+        self.root.types.0[Kind::Object as usize] += 1;
+        if self.root.add_fields(doc, 1)? {
+            self.too_deep += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds everything `other` counted: `census(a ++ b) == census(a).merge(census(b))`.
+    pub fn merge(&mut self, other: &Census) {
+        self.documents += other.documents;
+        self.too_deep += other.too_deep;
+        self.largest_document = self.largest_document.max(other.largest_document);
+        self.root.merge(&other.root);
+    }
+
+    /// The node of a path of field names, `"[]"` descending into array elements; `None` when
+    /// nothing was seen there (or the keys there are counted as a map).
+    pub fn field(&self, path: &[&str]) -> Option<&Node> {
+        let mut node = &self.root;
+        for segment in path {
+            node = if *segment == "[]" {
+                node.elements.as_deref()?
+            } else {
+                match &node.fields {
+                    Fields::Named(named) => named.get(*segment)?,
+                    Fields::Map { .. } => return None,
+                }
+            };
+        }
+        Some(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(doc: bson::Document) -> bson::RawDocumentBuf {
+        bson::RawDocumentBuf::try_from(&doc).unwrap()
+    }
+
+    fn census(docs: &[bson::RawDocumentBuf]) -> Census {
+        let mut c = Census::new();
+        for d in docs {
+            c.add(d).unwrap();
+        }
+        c
+    }
+
+    #[test]
+    fn presence_counts_documents_that_have_the_field() {
+        let c = census(&[
+            bson::rawdoc! { "a": 1, "b": { "c": "x" } },
+            bson::rawdoc! { "a": null },
+            bson::rawdoc! { "b": { "c": "y", "d": 2_i64 } },
+        ]);
+        assert_eq!(c.documents, 3);
+        let a = c.field(&["a"]).unwrap();
+        assert_eq!((a.count, a.types.get(Kind::Null)), (2, 1));
+        let b = c.field(&["b"]).unwrap();
+        assert_eq!(b.objects(), 2);
+        assert_eq!(c.field(&["b", "c"]).unwrap().count, 2);
+        assert_eq!(
+            c.field(&["b", "d"]).unwrap().long,
+            Some(Range { min: 2, max: 2 })
+        );
+    }
+
+    #[test]
+    fn numbers_are_kept_apart_by_type() {
+        let c = census(&[
+            bson::rawdoc! { "n": 5 },
+            bson::rawdoc! { "n": -7 },
+            bson::rawdoc! { "n": 1.5 },
+            bson::rawdoc! { "n": 9_i64 },
+        ]);
+        let n = c.field(&["n"]).unwrap();
+        assert_eq!(n.int, Some(Range { min: -7, max: 5 }));
+        assert_eq!(n.long, Some(Range { min: 9, max: 9 }));
+        assert_eq!(n.double, Some(Range { min: 1.5, max: 1.5 }));
+    }
+
+    #[test]
+    fn array_lengths_and_elements() {
+        let c = census(&[
+            bson::rawdoc! { "xs": [1, 2, 3] },
+            bson::rawdoc! { "xs": [] },
+            bson::rawdoc! { "xs": [{ "k": "v" }] },
+        ]);
+        let xs = c.field(&["xs"]).unwrap();
+        assert_eq!(xs.lengths.range, Some(Range { min: 0, max: 3 }));
+        assert_eq!(xs.lengths.p99(), Some(3));
+        let elements = c.field(&["xs", "[]"]).unwrap();
+        assert_eq!((elements.count, elements.types.get(Kind::Int)), (4, 3));
+        assert_eq!(c.field(&["xs", "[]", "k"]).unwrap().count, 1);
+    }
+
+    #[test]
+    fn p99_is_bounded_by_the_longest_array() {
+        let mut lengths = Lengths::default();
+        for _ in 0..99 {
+            lengths.add(2);
+        }
+        lengths.add(1000);
+        // 99 of 100 arrays have length 2: the bucket [2, 4) holds the 99th percentile.
+        assert_eq!(lengths.p99(), Some(3));
+        lengths.add(1000);
+        assert_eq!(lengths.p99(), Some(1000));
+    }
+
+    #[test]
+    fn distinct_strings_stop_past_the_bound() {
+        let docs: Vec<_> = (0..=MAX_DISTINCT)
+            .map(|i| bson::rawdoc! { "s": format!("v{i}") })
+            .collect();
+        let c = census(&docs[..MAX_DISTINCT]);
+        assert_eq!(
+            c.field(&["s"])
+                .unwrap()
+                .strings
+                .values
+                .as_ref()
+                .unwrap()
+                .len(),
+            MAX_DISTINCT
+        );
+        let c = census(&docs);
+        assert_eq!(c.field(&["s"]).unwrap().strings.values, None);
+        let c = census(&[bson::rawdoc! { "s": "x".repeat(MAX_DISTINCT_LEN + 1) }]);
+        assert_eq!(c.field(&["s"]).unwrap().strings.values, None);
+    }
+
+    #[test]
+    fn many_keys_become_one_map() {
+        let mut doc = bson::Document::new();
+        for i in 0..10_000 {
+            doc.insert(format!("k{i}"), i);
+        }
+        let c = census(&[raw(bson::doc! { "m": doc })]);
+        let m = c.field(&["m"]).unwrap();
+        match &m.fields {
+            Fields::Map { keys, values } => {
+                assert_eq!(*keys, 10_000);
+                assert_eq!(values.int, Some(Range { min: 0, max: 9_999 }));
+            }
+            Fields::Named(_) => panic!("expected a map"),
+        }
+    }
+
+    #[test]
+    fn documents_deeper_than_the_limit_are_noted() {
+        fn nest(levels: usize) -> bson::RawDocumentBuf {
+            let mut doc = bson::doc! { "leaf": 1 };
+            for _ in 1..levels {
+                doc = bson::doc! { "a": doc };
+            }
+            raw(doc)
+        }
+        let c = census(&[nest(MAX_DEPTH)]);
+        assert_eq!(c.too_deep, 0);
+        let c = census(&[nest(MAX_DEPTH + 1)]);
+        assert_eq!(c.too_deep, 1);
+    }
+
+    #[test]
+    fn merged_halves_equal_the_whole() {
+        let docs: Vec<_> = (0..200)
+            .map(|i| {
+                let mut m = bson::Document::new();
+                for k in 0..(i % 7) * 20 {
+                    m.insert(format!("{k}"), i);
+                }
+                raw(bson::doc! { "i": i, "s": format!("{}", i % 40), "m": m, "xs": [i, "x"] })
+            })
+            .collect();
+        let whole = census(&docs);
+        for cut in [0, 1, 50, 150, 200] {
+            let mut left = census(&docs[..cut]);
+            left.merge(&census(&docs[cut..]));
+            assert_eq!(left, whole, "cut at {cut}");
+        }
+    }
+}

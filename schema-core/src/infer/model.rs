@@ -1,0 +1,655 @@
+//! From the census to the Rust types `infer` proposes: one [`Model`] that both the source
+//! writer (`rust.rs`) and the validator prediction (`validator.rs`) read, so the two cannot
+//! disagree about a field.
+
+use std::collections::HashSet;
+
+use super::census::{Census, Fields, Kind, Node};
+use super::names;
+
+/// Integers a double field can hold exactly: an `int` or `long` beyond 2^53 would lose digits
+/// when read as `f64`.
+const F64_EXACT: i64 = 1 << 53;
+
+/// Documents at least this large are noted: near the server's 16 MiB limit
+/// (`BSONObjMaxUserSize`), an update that grows them fails.
+const LARGE_DOCUMENT: u64 = 12 * 1024 * 1024;
+
+/// Arrays at least this long are noted as possibly unbounded.
+const LONG_ARRAY: u64 = 1000;
+
+/// Below this share of the documents that could have it (in percent), a field is noted as rare,
+/// once at least [`RARE_MIN_OBJECTS`] objects were seen (fewer say little).
+const RARE_PERCENT: u64 = 1;
+
+/// See [`RARE_PERCENT`].
+const RARE_MIN_OBJECTS: u64 = 100;
+
+/// A Rust type `infer` can write.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// `bool`.
+    Bool,
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `f64`.
+    F64,
+    /// `bson::Decimal128`.
+    Decimal,
+    /// `String`.
+    String,
+    /// `bson::oid::ObjectId`.
+    ObjectId,
+    /// `bson::DateTime`.
+    DateTime,
+    /// `bson::Uuid`.
+    Uuid,
+    /// `bson::Binary`.
+    Binary,
+    /// `bson::Timestamp`.
+    Timestamp,
+    /// `bson::Regex`.
+    Regex,
+    /// `bson::Document`.
+    Document,
+    /// `bson::Bson`: any value.
+    Any,
+    /// `Option<T>`.
+    Option(Box<Ty>),
+    /// `Vec<T>`.
+    Vec(Box<Ty>),
+    /// `HashMap<String, T>`.
+    Map(Box<Ty>),
+    /// The struct at this index of [`Model::structs`].
+    Struct(usize),
+    /// The enum at this index of [`Model::enums`].
+    Enum(usize),
+}
+
+impl Ty {
+    /// Whether serde reads this type from a missing field.
+    pub fn is_option(&self) -> bool {
+        matches!(self, Ty::Option(_))
+    }
+}
+
+/// One field of a struct.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The Rust identifier (`r#type` for a keyword).
+    pub ident: String,
+    /// The stored name.
+    pub name: String,
+    /// The field's type, `Option` included (for nulls, or for a field sometimes missing).
+    pub ty: Ty,
+    /// Absent from some documents that have its parent, or named with a `.`:
+    /// `#[serde(default, skip_serializing_if)]`.
+    pub sometimes_missing: bool,
+    /// What the generator saw and could not type better, for a comment.
+    pub note: Option<String>,
+}
+
+impl Field {
+    /// Whether the validator requires the field: as the derive decides, required exactly when
+    /// always written and serde cannot read a missing field (`field_spec` in the derive).
+    pub fn is_required(&self) -> bool {
+        !self.sometimes_missing && !self.ty.is_option()
+    }
+}
+
+/// How a struct's fields get their stored names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldNames {
+    /// Each field is its stored name, or has a `rename`.
+    AsIs,
+    /// `#[serde(rename_all = "camelCase")]`, with a `rename` for the fields that do not fit.
+    CamelCase,
+}
+
+/// A struct: the root documents or an embedded object path.
+#[derive(Clone, Debug)]
+pub struct Struct {
+    /// The Rust name.
+    pub name: String,
+    /// The dotted path it stands for (`""` for the root).
+    pub path: String,
+    /// The fields, in the order first seen.
+    pub fields: Vec<Field>,
+    /// How the fields are renamed.
+    pub names: FieldNames,
+}
+
+/// A unit-only enum for a low-cardinality string path.
+#[derive(Clone, Debug)]
+pub struct Enum {
+    /// The Rust name.
+    pub name: String,
+    /// The dotted path.
+    pub path: String,
+    /// `(variant ident, stored string)`, in the stored strings' order.
+    pub variants: Vec<(String, String)>,
+    /// The `rename_all` rule that fits every variant, if one does.
+    pub rename_all: Option<&'static str>,
+}
+
+/// What `infer` proposes for a collection.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The collection's name.
+    pub collection: String,
+    /// The structs; the root is the first.
+    pub structs: Vec<Struct>,
+    /// The enums.
+    pub enums: Vec<Enum>,
+    /// Compromises, one sentence each, with the path.
+    pub notes: Vec<String>,
+}
+
+impl Model {
+    /// Whether any field is a map, so the source needs `HashMap`.
+    pub fn uses_map(&self) -> bool {
+        fn has_map(ty: &Ty) -> bool {
+            match ty {
+                Ty::Map(_) => true,
+                Ty::Option(t) | Ty::Vec(t) => has_map(t),
+                _ => false,
+            }
+        }
+        self.structs
+            .iter()
+            .flat_map(|s| &s.fields)
+            .any(|f| has_map(&f.ty))
+    }
+}
+
+/// Settings of one inference.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct Options {
+    /// Low-cardinality strings become enums.
+    pub enums: bool,
+}
+
+impl Options {
+    /// With low-cardinality strings as enums, or not.
+    #[must_use]
+    pub fn with_enums(mut self, enums: bool) -> Options {
+        self.enums = enums;
+        self
+    }
+}
+
+struct Builder<'a> {
+    options: &'a Options,
+    model: Model,
+    /// Every type name taken, reserved names included.
+    taken: HashSet<String>,
+}
+
+/// Builds the model of `collection` from its census.
+pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
+    let mut b = Builder {
+        options,
+        model: Model {
+            collection: collection.to_owned(),
+            structs: Vec::new(),
+            enums: Vec::new(),
+            notes: Vec::new(),
+        },
+        taken: names::RESERVED_TYPES
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
+    };
+    if census.too_deep > 0 {
+        b.model.notes.push(format!(
+            "{} document(s) nest deeper than {} levels: the server refuses to store them, and \
+             the parts below that depth are typed bson::Bson",
+            census.too_deep,
+            super::census::MAX_DEPTH
+        ));
+    }
+    if census.largest_document >= LARGE_DOCUMENT {
+        b.model.notes.push(format!(
+            "the largest document has {} bytes, near the 16 MiB limit: an update that grows it \
+             will fail",
+            census.largest_document
+        ));
+    }
+    let root_name = b.type_name(&names::singular(&names::pascal(collection)), "", "Document");
+    b.structure(&census.root, "", root_name);
+    b.model
+}
+
+impl Builder<'_> {
+    /// A free type name: `wanted`, else `parent` + `wanted`, else `wanted2`, `wanted3`...
+    fn type_name(&mut self, wanted: &str, parent: &str, fallback: &str) -> String {
+        let wanted = if wanted.is_empty() { fallback } else { wanted };
+        let mut candidates = vec![wanted.to_owned()];
+        if !parent.is_empty() && parent.len() + wanted.len() <= 40 {
+            candidates.push(format!("{parent}{wanted}"));
+        }
+        let name = candidates
+            .into_iter()
+            .find(|c| !self.taken.contains(c))
+            .unwrap_or_else(|| {
+                (2..)
+                    .map(|i| format!("{wanted}{i}"))
+                    .find(|c| !self.taken.contains(c))
+                    .expect("an unbounded range has a free name")
+            });
+        self.taken.insert(name.clone());
+        name
+    }
+
+    fn note(&mut self, path: &str, text: String) {
+        let path = if path.is_empty() { "(document)" } else { path };
+        self.model.notes.push(format!("{path}: {text}"));
+    }
+
+    /// Adds the struct for the object path `node`, returning its index.
+    fn structure(&mut self, node: &Node, path: &str, name: String) -> usize {
+        let index = self.model.structs.len();
+        self.model.structs.push(Struct {
+            name: name.clone(),
+            path: path.to_owned(),
+            fields: Vec::new(),
+            names: FieldNames::AsIs,
+        });
+        let Fields::Named(named) = &node.fields else {
+            unreachable!("map paths are not structs")
+        };
+        let mut idents = HashSet::new();
+        let mut fields = Vec::new();
+        for (key, child) in named {
+            let child_path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            let (ty, note) = self.ty(child, &child_path, key, &name, true);
+            let ident = names::field_ident(key, &mut idents);
+            // The server reads a `properties` or `required` name as a path, split at dots
+            // (json_schema_parser.cpp: `parseProperties`, `translateRequired`), so `required:
+            // ["a.b"]` asks for `b` inside `a` and no document with a literal "a.b" key meets it.
+            // Such a field is written as optional: never required, which the server can check.
+            let dotted = key.contains('.');
+            if dotted {
+                self.note(
+                    &child_path,
+                    "the name holds '.', which validators read as a path: the field is optional \
+                     so the validator does not require it"
+                        .to_owned(),
+                );
+            }
+            let sometimes_missing = child.count < node.objects() || dotted;
+            if node.objects() >= RARE_MIN_OBJECTS
+                && child.count * 100 < node.objects() * RARE_PERCENT
+            {
+                self.note(
+                    &child_path,
+                    format!(
+                        "present in {} of {} (under {RARE_PERCENT}%): a leftover to migrate away?",
+                        child.count,
+                        node.objects()
+                    ),
+                );
+            }
+            if let Some(lengths) = child.lengths.range.filter(|r| r.max >= LONG_ARRAY) {
+                self.note(
+                    &child_path,
+                    format!(
+                        "arrays of up to {} elements (p99 at most {}): if it grows with the data, \
+                         it is the unbounded-array anti-pattern; consider a collection of its own",
+                        lengths.max,
+                        child.lengths.p99().unwrap_or(lengths.max)
+                    ),
+                );
+            }
+            let ty = if sometimes_missing && !ty.is_option() {
+                Ty::Option(Box::new(ty))
+            } else {
+                ty
+            };
+            fields.push(Field {
+                ident,
+                name: key.clone(),
+                ty,
+                sometimes_missing,
+                note,
+            });
+        }
+        let names = if names::camel_case_fits(&fields) {
+            FieldNames::CamelCase
+        } else {
+            FieldNames::AsIs
+        };
+        let s = &mut self.model.structs[index];
+        s.fields = fields;
+        s.names = names;
+        index
+    }
+
+    /// The type of the values at `node`, and a note when it is a compromise.
+    /// `record`: whether a compromise here joins [`Model::notes`] (array elements are recorded
+    /// once, by their array).
+    fn ty(
+        &mut self,
+        node: &Node,
+        path: &str,
+        key: &str,
+        parent: &str,
+        record: bool,
+    ) -> (Ty, Option<String>) {
+        let nulls = node.types.get(Kind::Null);
+        let non_null: Vec<(Kind, u64)> = node
+            .types
+            .seen()
+            .filter(|(k, _)| *k != Kind::Null)
+            .collect();
+        if non_null.is_empty() {
+            let note = "only null seen: typed Option<bson::Bson>".to_owned();
+            if record {
+                self.note(path, note.clone());
+            }
+            return (Ty::Option(Box::new(Ty::Any)), Some(note));
+        }
+        let (base, note) = self.base(node, &non_null, path, key, parent);
+        if let Some(n) = note.as_ref().filter(|_| record) {
+            self.note(path, n.clone());
+        }
+        let ty = if nulls > 0 && base != Ty::Any {
+            Ty::Option(Box::new(base))
+        } else {
+            base
+        };
+        (ty, note)
+    }
+
+    fn base(
+        &mut self,
+        node: &Node,
+        kinds: &[(Kind, u64)],
+        path: &str,
+        key: &str,
+        parent: &str,
+    ) -> (Ty, Option<String>) {
+        let only = |allowed: &[Kind]| kinds.iter().all(|(k, _)| allowed.contains(k));
+        let seen = || {
+            kinds
+                .iter()
+                .map(|(k, n)| format!("{} ({n})", k.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if node.too_deep > 0 {
+            return (
+                Ty::Any,
+                Some(format!(
+                    "not looked into: nests deeper than {} levels",
+                    super::census::MAX_DEPTH
+                )),
+            );
+        }
+        if let [(kind, _)] = kinds {
+            let simple = match kind {
+                Kind::Int => Some(Ty::I32),
+                Kind::Long => Some(Ty::I64),
+                Kind::Double => Some(Ty::F64),
+                Kind::Decimal => Some(Ty::Decimal),
+                Kind::Bool => Some(Ty::Bool),
+                Kind::ObjectId => Some(Ty::ObjectId),
+                Kind::Date => Some(Ty::DateTime),
+                Kind::Timestamp => Some(Ty::Timestamp),
+                Kind::Regex => Some(Ty::Regex),
+                _ => None,
+            };
+            if let Some(ty) = simple {
+                return (ty, None);
+            }
+            match kind {
+                Kind::String => return (self.string(node, path, key, parent), None),
+                Kind::Binary => {
+                    let uuid = node.binary_subtypes.keys().eq([4].iter()) && node.bad_uuids == 0;
+                    return (if uuid { Ty::Uuid } else { Ty::Binary }, None);
+                }
+                Kind::Object => return self.object(node, path, key, parent),
+                Kind::Array => return self.array(node, path, key, parent),
+                _ => {
+                    return (
+                        Ty::Any,
+                        Some(format!("seen: {}; no Rust type of its own", seen())),
+                    );
+                }
+            }
+        }
+        if only(&[Kind::Int, Kind::Long]) {
+            return (Ty::I64, None);
+        }
+        if only(&[Kind::Int, Kind::Long, Kind::Double]) {
+            // f64 reads integers, but only those up to 2^53 come back unchanged.
+            let exact = node
+                .long
+                .is_none_or(|r| r.min >= -F64_EXACT && r.max <= F64_EXACT);
+            if exact {
+                return (Ty::F64, None);
+            }
+            return (
+                Ty::Any,
+                Some(format!(
+                    "seen: {}; some integers are beyond 2^53 and f64 would round them",
+                    seen()
+                )),
+            );
+        }
+        (
+            Ty::Any,
+            Some(format!("seen: {}; no one Rust type reads them all", seen())),
+        )
+    }
+
+    fn string(&mut self, node: &Node, path: &str, key: &str, parent: &str) -> Ty {
+        if !self.options.enums {
+            return Ty::String;
+        }
+        let Some(values) = &node.strings.values else {
+            return Ty::String;
+        };
+        // Low cardinality: each value seen at least twice on average, and none empty.
+        let fits = !values.is_empty()
+            && node.types.get(Kind::String) >= 2 * values.len() as u64
+            && values.iter().all(|v| !v.is_empty());
+        if !fits {
+            return Ty::String;
+        }
+        let values: Vec<String> = values.iter().cloned().collect();
+        let (variants, rename_all) = names::variants(&values);
+        let name = self.type_name(&names::pascal(key), parent, "Kind");
+        self.model.enums.push(Enum {
+            name,
+            path: path.to_owned(),
+            variants,
+            rename_all,
+        });
+        Ty::Enum(self.model.enums.len() - 1)
+    }
+
+    fn object(&mut self, node: &Node, path: &str, key: &str, parent: &str) -> (Ty, Option<String>) {
+        match &node.fields {
+            Fields::Map { values, .. } => {
+                let (ty, _) = self.ty(values, &format!("{path}.*"), key, parent, true);
+                (
+                    Ty::Map(Box::new(ty)),
+                    Some(format!(
+                        "more than {} distinct keys: a map",
+                        super::census::MAX_FIELDS
+                    )),
+                )
+            }
+            Fields::Named(named) if named.is_empty() => (
+                Ty::Document,
+                Some("only empty objects seen: bson::Document".to_owned()),
+            ),
+            Fields::Named(named) if named.keys().all(|k| names::is_data_key(k)) => {
+                let mut values = Node::default();
+                named.values().for_each(|v| values.merge(v));
+                let (ty, _) = self.ty(&values, &format!("{path}.*"), key, parent, true);
+                (
+                    Ty::Map(Box::new(ty)),
+                    Some("keys look like ids, numbers or dates: a map".to_owned()),
+                )
+            }
+            Fields::Named(_) => {
+                let name = self.type_name(&names::pascal(key), parent, "Object");
+                (Ty::Struct(self.structure(node, path, name)), None)
+            }
+        }
+    }
+
+    fn array(&mut self, node: &Node, path: &str, key: &str, parent: &str) -> (Ty, Option<String>) {
+        match &node.elements {
+            Some(elements) if elements.count > 0 => {
+                let singular = names::singular(key);
+                let (ty, note) = self.ty(elements, &format!("{path}.[]"), &singular, parent, false);
+                (
+                    Ty::Vec(Box::new(ty)),
+                    note.map(|n| format!("elements: {n}")),
+                )
+            }
+            _ => (
+                Ty::Vec(Box::new(Ty::Any)),
+                Some("only empty arrays seen: Vec<bson::Bson>".to_owned()),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(docs: &[bson::Document], enums: bool) -> Model {
+        let mut census = Census::new();
+        for d in docs {
+            census
+                .add(&bson::RawDocumentBuf::try_from(d).unwrap())
+                .unwrap();
+        }
+        build(&census, "things", &Options::default().with_enums(enums))
+    }
+
+    fn field<'a>(m: &'a Model, name: &str) -> &'a Field {
+        m.structs[0].fields.iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn uuids_are_subtype_4_of_16_bytes() {
+        let bin = |subtype: u8, len: usize| bson::Binary {
+            subtype: bson::spec::BinarySubtype::from(subtype),
+            bytes: vec![0; len],
+        };
+        let m = model(
+            &[bson::doc! { "u": bin(4, 16), "old": bin(3, 16), "short": bin(4, 3) }],
+            false,
+        );
+        assert_eq!(field(&m, "u").ty, Ty::Uuid);
+        assert_eq!(field(&m, "old").ty, Ty::Binary);
+        assert_eq!(field(&m, "short").ty, Ty::Binary);
+    }
+
+    #[test]
+    fn camel_case_is_used_when_every_field_fits() {
+        let m = model(
+            &[bson::doc! { "_id": 1, "createdAt": 1, "name": "x" }],
+            false,
+        );
+        assert_eq!(m.structs[0].names, FieldNames::CamelCase);
+        let m = model(&[bson::doc! { "createdAt": 1, "user_id": 1 }], false);
+        assert_eq!(m.structs[0].names, FieldNames::AsIs);
+        let m = model(&[bson::doc! { "name": "x" }], false);
+        assert_eq!(m.structs[0].names, FieldNames::AsIs);
+    }
+
+    #[test]
+    fn nulls_and_absences_make_options() {
+        let m = model(
+            &[
+                bson::doc! { "a": 1, "b": null, "c": null },
+                bson::doc! { "a": null, "b": 2 },
+            ],
+            false,
+        );
+        let a = field(&m, "a");
+        assert_eq!(
+            (a.ty.clone(), a.sometimes_missing),
+            (Ty::Option(Box::new(Ty::I32)), false)
+        );
+        assert!(!a.is_required());
+        assert!(field(&m, "c").sometimes_missing);
+        assert_eq!(field(&m, "c").ty, Ty::Option(Box::new(Ty::Any)));
+    }
+
+    #[test]
+    fn enums_only_when_asked_and_repeated() {
+        let docs: Vec<_> = (0..6)
+            .map(|i| bson::doc! { "s": (["a", "b"][i % 2]), "u": format!("{i}") })
+            .collect();
+        assert_eq!(field(&model(&docs, false), "s").ty, Ty::String);
+        let m = model(&docs, true);
+        assert_eq!(field(&m, "s").ty, Ty::Enum(0));
+        assert_eq!(m.enums[0].rename_all, Some("lowercase"));
+        // Six values seen once each are not low-cardinality.
+        assert_eq!(field(&m, "u").ty, Ty::String);
+    }
+
+    #[test]
+    fn rare_fields_and_long_arrays_are_noted() {
+        let mut docs: Vec<_> = (0..150).map(|i| bson::doc! { "n": i }).collect();
+        docs[0].insert("rare", 1);
+        docs[1].insert("long", vec![1; 1000]);
+        let m = model(&docs, false);
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("rare: present in 1 of 150")),
+            "{:?}",
+            m.notes
+        );
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("long: arrays of up to 1000")),
+            "{:?}",
+            m.notes
+        );
+        let m = model(&docs[..99], false);
+        assert!(
+            !m.notes.iter().any(|n| n.starts_with("rare")),
+            "{:?}",
+            m.notes
+        );
+    }
+
+    #[test]
+    fn dotted_names_are_never_required() {
+        let m = model(&[bson::doc! { "a.b": 1, "c": 1 }], false);
+        assert!(!field(&m, "a.b").is_required());
+        assert!(field(&m, "c").is_required());
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("a.b: the name holds '.'"))
+        );
+    }
+
+    #[test]
+    fn data_keys_make_a_map_of_the_merged_values() {
+        let m = model(
+            &[bson::doc! { "by_day": { "2024-01-01": 1, "2024-01-02": 2_i64 } }],
+            false,
+        );
+        assert_eq!(field(&m, "by_day").ty, Ty::Map(Box::new(Ty::I64)));
+    }
+}

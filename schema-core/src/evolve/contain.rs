@@ -220,6 +220,30 @@ enum OldProp<'a> {
     Present(Vec<&'a JsonSchema>),
 }
 
+/// The most properties an old object can have: `maxProperties`, or the names a closed node
+/// (`additionalProperties: false`, no patterns) lists.
+fn max_count(parts: &[&JsonSchema]) -> Option<u64> {
+    parts
+        .iter()
+        .filter_map(|p| p.max_properties)
+        .chain(parts.iter().filter_map(|p| {
+            let closed = p.additional_properties == Some(Additional::Allowed(false))
+                && p.pattern_properties.is_empty();
+            closed.then_some(p.properties.len() as u64)
+        }))
+        .min()
+}
+
+/// [`old_prop`], and absent when the required names (with `_id` at the top level) already
+/// fill the property count.
+fn old_prop_at<'a>(parts: &[&'a JsonSchema], name: &str, root: bool) -> OldProp<'a> {
+    let required = required_names(parts, root);
+    if !required.contains(&name) && max_count(parts).is_some_and(|m| required.len() as u64 >= m) {
+        return OldProp::Absent;
+    }
+    old_prop(parts, name)
+}
+
 /// The old constraints on property `name`. Patterns the evaluator cannot match are ignored,
 /// which only loses old constraints (sound).
 fn old_prop<'a>(parts: &[&'a JsonSchema], name: &str) -> OldProp<'a> {
@@ -250,6 +274,50 @@ fn old_prop<'a>(parts: &[&'a JsonSchema], name: &str) -> OldProp<'a> {
         }
     }
     OldProp::Present(out)
+}
+
+/// The names every old value has. At the top level that includes `_id`: the server adds it
+/// before validating, so every stored document has one.
+fn required_names<'a>(parts: &[&'a JsonSchema], root: bool) -> Vec<&'a str> {
+    let mut names: Vec<&str> = Vec::new();
+    if root {
+        names.push("_id");
+    }
+    for name in parts.iter().flat_map(|p| p.required.iter().flatten()) {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The types no value of the old conjunction can have, by contradictory counts: such parts of
+/// the old side accept nothing and need no proof.
+fn impossible(parts: &[&JsonSchema], root: bool) -> Types {
+    let max = |f: fn(&JsonSchema) -> Option<u64>| parts.iter().filter_map(|p| f(p)).min();
+    let min = |f: fn(&JsonSchema) -> Option<u64>| parts.iter().filter_map(|p| f(p)).max();
+    let mut out = 0;
+    let required = required_names(parts, root);
+    let max_properties = max_count(parts);
+    let objects = max_properties.is_some_and(|m| {
+        (required.len() as u64) > m || min(|p| p.min_properties).is_some_and(|n| n > m)
+    }) || required
+        .iter()
+        .any(|name| matches!(old_prop(parts, name), OldProp::Absent));
+    if objects {
+        out |= bit(BsonType::Object);
+    }
+    if let (Some(lo), Some(hi)) = (min(|p| p.min_length), max(|p| p.max_length))
+        && lo > hi
+    {
+        out |= bit(BsonType::String);
+    }
+    if let (Some(lo), Some(hi)) = (min(|p| p.min_items), max(|p| p.max_items))
+        && lo > hi
+    {
+        out |= bit(BsonType::Array);
+    }
+    out
 }
 
 /// What a new schema says about element `i` of an array.
@@ -400,6 +468,7 @@ impl Prover {
         if root {
             types &= bit(BsonType::Object);
         }
+        types &= !impossible(parts, root);
         if types == 0 {
             // The old side accepts nothing here.
             return Ok(());
@@ -591,25 +660,19 @@ impl Prover {
         root: bool,
         depth: usize,
     ) -> Result<(), Reason> {
-        let old_required: Vec<&String> = parts
-            .iter()
-            .flat_map(|p| p.required.iter().flatten())
-            .collect();
+        let old_required = required_names(parts, root);
         for name in new.required.iter().flatten() {
-            if !old_required.contains(&name) {
+            if !old_required.contains(&name.as_str()) {
                 return Err(format!("property {name:?} is newly required"));
             }
         }
         if let Some(m) = new.min_properties {
-            let mut distinct = old_required.clone();
-            distinct.sort();
-            distinct.dedup();
             let old_min = parts
                 .iter()
                 .filter_map(|p| p.min_properties)
                 .max()
                 .unwrap_or(0)
-                .max(distinct.len() as u64);
+                .max(old_required.len() as u64);
             if old_min < m {
                 return Err(format!(
                     "objects with {old_min} properties are accepted today, the new minProperties is {m}"
@@ -635,18 +698,20 @@ impl Prover {
             }
         }
         for (name, s) in &new.properties {
-            if let OldProp::Present(old) = old_prop(parts, name) {
+            if let OldProp::Present(old) = old_prop_at(parts, name, root) {
                 self.subset(&old, s, false, depth + 1)
                     .map_err(|e| format!("{name}: {e}"))?;
             }
         }
         for (pattern, s) in &new.pattern_properties {
-            self.pattern_property(parts, pattern, s, depth)?;
+            self.pattern_property(parts, pattern, s, root, depth)?;
         }
         match &new.additional_properties {
             None | Some(Additional::Allowed(true)) => {}
-            Some(Additional::Allowed(false)) => self.additional(parts, new, None, depth)?,
-            Some(Additional::Schema(s)) => self.additional(parts, new, Some(s), depth)?,
+            Some(Additional::Allowed(false)) => self.additional(parts, new, None, root, depth)?,
+            // A schema that accepts anything is `true`.
+            Some(Additional::Schema(s)) if self.subset(&[], s, false, depth + 1).is_ok() => {}
+            Some(Additional::Schema(s)) => self.additional(parts, new, Some(s), root, depth)?,
         }
         for (name, dep) in &new.dependencies {
             self.dependency(parts, name, dep, root, depth)?;
@@ -660,6 +725,7 @@ impl Prover {
         parts: &[&JsonSchema],
         pattern: &str,
         s: &JsonSchema,
+        root: bool,
         depth: usize,
     ) -> Result<(), Reason> {
         if s.is_any() {
@@ -689,7 +755,7 @@ impl Prover {
                 match name_matches(pattern, name) {
                     Some(false) => {}
                     _ => {
-                        if let OldProp::Present(old) = old_prop(parts, name)
+                        if let OldProp::Present(old) = old_prop_at(parts, name, root)
                             && self.subset(&old, s, false, depth + 1).is_err()
                         {
                             ok = false;
@@ -712,6 +778,7 @@ impl Prover {
         parts: &[&JsonSchema],
         new: &JsonSchema,
         target: Option<&JsonSchema>,
+        root: bool,
         depth: usize,
     ) -> Result<(), Reason> {
         // Whether `name` is an additional property for the new schema: `None` when unsure.
@@ -744,7 +811,7 @@ impl Prover {
         let mut listed: Vec<&String> = parts.iter().flat_map(|p| p.properties.keys()).collect();
         listed.dedup();
         for name in listed {
-            if is_additional(name) != Some(false) && !fits(self, old_prop(parts, name)) {
+            if is_additional(name) != Some(false) && !fits(self, old_prop_at(parts, name, root)) {
                 return Err(format!(
                     "property {name:?} is accepted today and the new additionalProperties is {what}"
                 ));
@@ -782,7 +849,7 @@ impl Prover {
         root: bool,
         depth: usize,
     ) -> Result<(), Reason> {
-        if matches!(old_prop(parts, name), OldProp::Absent) {
+        if matches!(old_prop_at(parts, name, root), OldProp::Absent) {
             return Ok(());
         }
         let old_deps: Vec<&Dependency> = parts

@@ -236,3 +236,52 @@ fn describe_reads_as_a_sentence() {
         "not proven either way: s: a new or changed pattern \"a\" (only an identical pattern is proven)"
     );
 }
+
+#[test]
+fn every_stored_document_has_an_id() {
+    // Two required names and `_id` cannot fit in two properties: nothing is stored, so any
+    // new schema accepts everything stored.
+    relaxing(
+        doc! { "required": ["a", "b"], "maxProperties": 2 },
+        doc! { "bsonType": "object", "properties": { "a": { "bsonType": "string" } } },
+    );
+    // A document without `_id` is never a counterexample: this old schema forbids `_id`.
+    relaxing(
+        doc! { "properties": { "a": {} }, "additionalProperties": false },
+        doc! { "required": ["a"] },
+    );
+    // `_id` alone already makes one property.
+    relaxing(doc! {}, doc! { "minProperties": 1 });
+    tightening(doc! {}, doc! { "minProperties": 2 });
+}
+
+#[test]
+fn contradictory_counts_accept_nothing() {
+    relaxing(
+        doc! { "properties": { "s": { "bsonType": "string", "minLength": 3, "maxLength": 2 } } },
+        doc! { "properties": { "s": { "bsonType": "int" } } },
+    );
+}
+
+#[test]
+fn an_additional_schema_that_accepts_anything_is_true() {
+    relaxing(
+        doc! { "bsonType": "object" },
+        doc! { "bsonType": "object", "additionalProperties": { "anyOf": [{}, { "bsonType": "int" }] } },
+    );
+}
+
+#[test]
+fn the_search_is_deterministic() {
+    let old = schema(
+        doc! { "properties": { "n": { "bsonType": "number", "maximum": 10 } }, "anyOf": [{ "required": ["n"] }, { "required": ["m"] }] },
+    );
+    let new = schema(
+        doc! { "properties": { "n": { "bsonType": "int", "maximum": 3 } }, "required": ["n"] },
+    );
+    let first = classify(&old, &new);
+    assert!(matches!(first, Change::Tightening { .. }), "{first:?}");
+    for _ in 0..3 {
+        assert_eq!(classify(&old, &new), first);
+    }
+}

@@ -41,6 +41,10 @@ pub fn counterexample(
         if tried > DOCUMENTS {
             break;
         }
+        // The server adds `_id` before validating: a document without one is never stored.
+        if !doc.contains_key("_id") {
+            continue;
+        }
         let Ok(raw) = RawDocumentBuf::try_from(&doc) else {
             continue;
         };
@@ -108,23 +112,38 @@ fn push_unique(out: &mut Vec<Bson>, v: Bson) {
 /// Candidate values for a position the old nodes `old` and new nodes `new` constrain: only
 /// values the old side accepts, those the new side rejects first, at most [`VALUES`].
 fn values(old: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<Bson> {
-    let mut raw = Vec::new();
-    for case in cases(old) {
-        for v in raw_values(&case, new, depth) {
-            push_unique(&mut raw, v);
-        }
-    }
     let old_check = ValueCheck::new(&conjunction(old));
     let new_check = ValueCheck::new(&conjunction(new));
-    let mut kept: Vec<(bool, Bson)> = raw
+    let mut groups: Vec<Vec<Bson>> = Vec::new();
+    for case in cases(old) {
+        for g in raw_values(&case, new, depth) {
+            let kept: Vec<Bson> = g
+                .into_iter()
+                .filter(|v| old_check.accepts(v) == Some(true))
+                .collect();
+            if !kept.is_empty() {
+                groups.push(kept);
+            }
+        }
+    }
+    // Round-robin over the groups, so that no type crowds out the others.
+    let mut mixed = Vec::new();
+    let longest = groups.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for g in &groups {
+            if let Some(v) = g.get(i) {
+                push_unique(&mut mixed, v.clone());
+            }
+        }
+    }
+    let mut kept: Vec<(bool, Bson)> = mixed
         .into_iter()
-        .filter(|v| old_check.accepts(v) == Some(true))
         .map(|v| {
             let new_ok = new.is_empty() || new_check.accepts(&v) == Some(true);
             (new_ok, v)
         })
         .collect();
-    // Stable: rejected-by-new first, otherwise in generation order.
+    // Stable: rejected-by-new first, otherwise in round-robin order.
     kept.sort_by_key(|(new_ok, _)| *new_ok);
     kept.into_iter().take(VALUES).map(|(_, v)| v).collect()
 }
@@ -193,12 +212,14 @@ fn types_to_try(parts: &[&JsonSchema], depth: usize) -> Vec<BsonType> {
     list
 }
 
-fn raw_values(parts: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<Bson> {
+/// Raw candidates for one case, one group per type (and one for new enum members).
+fn raw_values(parts: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<Vec<Bson>> {
     if let Some(e) = parts.iter().find_map(|p| p.enumeration.as_ref()) {
-        return e.clone();
+        return vec![e.clone()];
     }
-    let mut out = Vec::new();
+    let mut groups = Vec::new();
     for t in types_to_try(parts, depth) {
+        let mut out = Vec::new();
         match t {
             BsonType::Int | BsonType::Long | BsonType::Double | BsonType::Decimal => {
                 for n in number_points(parts, new) {
@@ -231,14 +252,17 @@ fn raw_values(parts: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<B
                 }
             }
         }
+        groups.push(out);
     }
     // Members of a new enum are likely near what it accepts.
+    let mut members = Vec::new();
     for n in new {
         for m in n.enumeration.iter().flatten() {
-            push_unique(&mut out, m.clone());
+            push_unique(&mut members, m.clone());
         }
     }
-    out
+    groups.push(members);
+    groups
 }
 
 fn to_f64(n: Number) -> f64 {
@@ -457,7 +481,7 @@ fn case_objects(
         let Some(old) = property(parts, name) else {
             continue;
         };
-        let new_n: Vec<&JsonSchema> = new.iter().filter_map(|n| n.properties.get(name)).collect();
+        let new_n: Vec<&JsonSchema> = property(new, name).unwrap_or_default();
         let mut vs = values(&old, &new_n, depth);
         if root && name == "_id" {
             // The server adds an ObjectId `_id`: lead with one when it is allowed.
@@ -489,23 +513,8 @@ fn case_objects(
             full.insert(name, vs[0].clone());
         }
     }
-    let mut out = vec![minimal.clone(), full.clone()];
-    for (name, vs) in &fields {
-        for v in vs.iter().skip(1) {
-            if root && name == "_id" {
-                continue;
-            }
-            out.push(with(&minimal, name, v));
-            out.push(with(&full, name, v));
-        }
-        if !vs.is_empty() && !minimal.contains_key(name) && !(root && name == "_id") {
-            out.push(with(&minimal, name, &vs[0]));
-            let mut less = full.clone();
-            less.remove(name);
-            out.push(less);
-        }
-    }
-    // An extra property, once and repeated past the property counts of both sides.
+    // Extra properties: to reach the old minProperties, then once and repeated past the
+    // property counts of both sides.
     let mut extra_name = "extra".to_string();
     while names.contains(&extra_name) {
         extra_name.push('_');
@@ -513,7 +522,9 @@ fn case_objects(
     let open = parts
         .iter()
         .all(|p| p.additional_properties != Some(Additional::Allowed(false)));
-    if open {
+    let extras = if !open {
+        Vec::new()
+    } else {
         let extra_old: Vec<&JsonSchema> = parts
             .iter()
             .filter_map(|p| match &p.additional_properties {
@@ -528,11 +539,40 @@ fn case_objects(
                 _ => None,
             })
             .collect();
-        let extras = if depth < MAX_DEPTH {
+        if depth < MAX_DEPTH {
             values(&extra_old, &extra_new, depth)
         } else {
             vec![Bson::Int32(1)]
-        };
+        }
+    };
+    let old_min = parts.iter().filter_map(|p| p.min_properties).max();
+    if let (Some(m), Some(v)) = (old_min, extras.first()) {
+        let m = usize::try_from(m).unwrap_or(usize::MAX).min(64);
+        for base in [&mut minimal, &mut full] {
+            let mut k = 0;
+            while base.len() < m {
+                base.insert(format!("{extra_name}_{k}"), v.clone());
+                k += 1;
+            }
+        }
+    }
+    let mut out = vec![minimal.clone(), full.clone()];
+    for (name, vs) in &fields {
+        if root && name == "_id" {
+            continue;
+        }
+        for v in vs.iter().skip(1) {
+            out.push(with(&minimal, name, v));
+            out.push(with(&full, name, v));
+        }
+        if !minimal.contains_key(name) {
+            out.push(with(&minimal, name, &vs[0]));
+            let mut less = full.clone();
+            less.remove(name);
+            out.push(less);
+        }
+    }
+    if !extras.is_empty() {
         for v in extras.iter().take(3) {
             out.push(with(&minimal, &extra_name, v));
             out.push(with(&full, &extra_name, v));
@@ -564,6 +604,13 @@ fn case_objects(
                     }
                 }
             }
+        }
+    }
+    // Other `_id` values last: an ObjectId is what the server adds.
+    if root && let Some((_, vs)) = fields.iter().find(|(name, _)| name == "_id") {
+        for v in vs.iter().skip(1) {
+            out.push(with(&minimal, "_id", v));
+            out.push(with(&full, "_id", v));
         }
     }
     out

@@ -23,6 +23,11 @@
 //! - new `allOf`: every member; new `anyOf`: some branch contains the case; new `oneOf` and
 //!   `not`: only an identical old subtree (or, for `not`, a branch of disjoint types);
 //! - `title` and `description` are ignored; keywords the IR does not model are not proven.
+//!
+//! A type is left out of a case when the old nodes contradict themselves on it (more required
+//! names than `maxProperties`, `minLength` above `maxLength`, ...). At the top level `_id` counts
+//! as required: the server adds it before validating, so every stored document has one (and a
+//! schema that forbids `_id` accepts no stored document).
 
 use std::cmp::Ordering;
 
@@ -220,18 +225,12 @@ enum OldProp<'a> {
     Present(Vec<&'a JsonSchema>),
 }
 
-/// The most properties an old object can have: `maxProperties`, or the names a closed node
-/// (`additionalProperties: false`, no patterns) lists.
+/// The most properties an old object can have: its `maxProperties`.
+///
+/// Not the names a closed node lists: BSON allows a name twice in one document, and each
+/// occurrence counts toward `maxProperties` while only the first is checked.
 fn max_count(parts: &[&JsonSchema]) -> Option<u64> {
-    parts
-        .iter()
-        .filter_map(|p| p.max_properties)
-        .chain(parts.iter().filter_map(|p| {
-            let closed = p.additional_properties == Some(Additional::Allowed(false))
-                && p.pattern_properties.is_empty();
-            closed.then_some(p.properties.len() as u64)
-        }))
-        .min()
+    parts.iter().filter_map(|p| p.max_properties).min()
 }
 
 /// [`old_prop`], and absent when the required names (with `_id` at the top level) already
@@ -680,17 +679,7 @@ impl Prover {
             }
         }
         if let Some(m) = new.max_properties {
-            let closed = parts.iter().filter_map(|p| {
-                let closed = p.additional_properties == Some(Additional::Allowed(false))
-                    && p.pattern_properties.is_empty();
-                closed.then_some(p.properties.len() as u64)
-            });
-            let old_max = parts
-                .iter()
-                .filter_map(|p| p.max_properties)
-                .chain(closed)
-                .min()
-                .unwrap_or(u64::MAX);
+            let old_max = max_count(parts).unwrap_or(u64::MAX);
             if old_max > m {
                 return Err(format!(
                     "objects with more than the new maxProperties {m} are accepted today"

@@ -12,13 +12,19 @@
 //!     "bsonType": "object",
 //!     "properties": { "n": { "bsonType": "int", "maximum": 10 } },
 //! })?;
+//! // Widening int to number relaxes.
 //! let v2 = JsonSchema::from_document(&bson::doc! {
+//!     "bsonType": "object",
+//!     "properties": { "n": { "bsonType": "number", "maximum": 10 } },
+//! })?;
+//! assert_eq!(classify(&v1, &v2), Change::Relaxing);
+//! // Requiring `n` tightens: a stored document without it would be rejected.
+//! let v3 = JsonSchema::from_document(&bson::doc! {
 //!     "bsonType": "object",
 //!     "required": ["n"],
 //!     "properties": { "n": { "bsonType": "number", "maximum": 10 } },
 //! })?;
-//! assert_eq!(classify(&v2, &v1), Change::Relaxing);
-//! let Change::Tightening { counterexample } = classify(&v1, &v2) else {
+//! let Change::Tightening { counterexample } = classify(&v2, &v3) else {
 //!     panic!("adding a required field tightens");
 //! };
 //! assert!(!counterexample.contains_key("n"));

@@ -6,7 +6,8 @@
 //! - a schema compared with itself is `Relaxing`.
 //!
 //! Schema pairs are a random small schema (types, bounds, counts, required, properties nested to
-//! depth 2, enums, additionalProperties, items, anyOf) and either another random schema or the
+//! depth 2, enums, additionalProperties, patternProperties, dependencies, items, allOf, anyOf,
+//! oneOf, not) and either another random schema or the
 //! same one with a few keywords removed, replaced or added.
 
 use bson::{Bson, Document, RawDocumentBuf, doc};
@@ -73,15 +74,14 @@ fn value() -> impl Strategy<Value = Bson> {
 
 /// A top-level document: an ObjectId `_id` (as the server adds), and some of `a`, `b`, `c`.
 fn document() -> impl Strategy<Value = Document> {
-    prop::collection::vec((prop::sample::select(NAMES.to_vec()), value()), 0..4).prop_map(
-        |fields| {
-            let mut d = doc! { "_id": bson::oid::ObjectId::from_bytes([7; 12]) };
-            for (k, v) in fields {
-                d.insert(k, v);
-            }
-            d
-        },
-    )
+    let names = prop::sample::select(vec!["a", "b", "c", "ab", "ba"]);
+    prop::collection::vec((names, value()), 0..4).prop_map(|fields| {
+        let mut d = doc! { "_id": bson::oid::ObjectId::from_bytes([7; 12]) };
+        for (k, v) in fields {
+            d.insert(k, v);
+        }
+        d
+    })
 }
 
 fn bound() -> impl Strategy<Value = Bson> {
@@ -149,6 +149,15 @@ fn keyword(inner: BoxedStrategy<Document>) -> impl Strategy<Value = (String, Bso
         1 => count().prop_map(kw("maxItems")),
         1 => Just(("uniqueItems".to_string(), Bson::Boolean(true))),
         3 => object_keywords(inner.clone()),
+        1 => prop::collection::vec(inner.clone(), 1..3).prop_map(|v| (
+            "allOf".to_string(),
+            Bson::from(v.into_iter().map(Bson::Document).collect::<Vec<_>>())
+        )),
+        1 => prop::collection::vec(inner.clone(), 1..3).prop_map(|v| (
+            "oneOf".to_string(),
+            Bson::from(v.into_iter().map(Bson::Document).collect::<Vec<_>>())
+        )),
+        1 => inner.clone().prop_map(|s| ("not".to_string(), Bson::Document(s))),
         2 => prop::collection::vec(inner, 1..3)
             .prop_map(|v| ("anyOf".to_string(), Bson::from(v.into_iter().map(Bson::Document).collect::<Vec<_>>()))),
     ]
@@ -168,7 +177,16 @@ fn object_keywords(inner: BoxedStrategy<Document>) -> impl Strategy<Value = (Str
         2 => prop::sample::subsequence(NAMES.to_vec(), 1..3)
             .prop_map(|v| ("required".to_string(), Bson::from(v))),
         1 => any::<bool>().prop_map(|b| ("additionalProperties".to_string(), Bson::Boolean(b))),
-        1 => inner.prop_map(|s| ("additionalProperties".to_string(), Bson::Document(s))),
+        1 => inner.clone().prop_map(|s| ("additionalProperties".to_string(), Bson::Document(s))),
+        1 => (prop::sample::select(vec!["^a", "b", "^ab$"]), inner.clone()).prop_map(|(p, s)| {
+            let mut d = Document::new();
+            d.insert(p, s);
+            ("patternProperties".to_string(), Bson::Document(d))
+        }),
+        1 => (prop::sample::select(NAMES.to_vec()), prop::sample::subsequence(NAMES.to_vec(), 1..3))
+            .prop_map(|(k, v)| ("dependencies".to_string(), Bson::Document(doc! { k: v }))),
+        1 => (prop::sample::select(NAMES.to_vec()), inner)
+            .prop_map(|(k, s)| ("dependencies".to_string(), Bson::Document(doc! { k: s }))),
         1 => (0_i32..4).prop_map(|n| ("minProperties".to_string(), Bson::Int32(n))),
         1 => (1_i32..5).prop_map(|n| ("maxProperties".to_string(), Bson::Int32(n))),
     ]

@@ -285,3 +285,43 @@ fn the_search_is_deterministic() {
         assert_eq!(classify(&old, &new), first);
     }
 }
+
+#[test]
+fn dependencies_follow_from_required_or_old_dependencies() {
+    relaxing(doc! { "dependencies": { "a": ["b"] } }, doc! {});
+    relaxing(
+        doc! { "required": ["b"] },
+        doc! { "dependencies": { "a": ["b"] } },
+    );
+    let doc = tightening(doc! {}, doc! { "dependencies": { "a": ["b"] } });
+    assert!(doc.contains_key("a") && !doc.contains_key("b"), "{doc}");
+}
+
+#[test]
+fn pattern_properties_compare_under_identical_patterns() {
+    let int = doc! { "patternProperties": { "^a": { "bsonType": "int" } } };
+    let number = doc! { "patternProperties": { "^a": { "bsonType": "number" } } };
+    relaxing(int.clone(), number.clone());
+    let doc = tightening(number, int);
+    assert!(doc.contains_key("a"), "{doc}");
+    // A different pattern is not known to match the same names.
+    assert!(
+        !classify(
+            &schema(doc! { "patternProperties": { "^a": { "bsonType": "int" } } }),
+            &schema(doc! { "patternProperties": { "^ab": { "bsonType": "int" } } }),
+        )
+        .is_relaxing()
+    );
+}
+
+#[test]
+fn additional_property_schemas_are_compared() {
+    relaxing(
+        doc! { "properties": { "_id": {} }, "additionalProperties": { "bsonType": "int" } },
+        doc! { "properties": { "_id": {} }, "additionalProperties": { "bsonType": "number" } },
+    );
+    tightening(
+        doc! { "properties": { "_id": {} }, "additionalProperties": { "bsonType": "number" } },
+        doc! { "properties": { "_id": {} }, "additionalProperties": { "bsonType": "int" } },
+    );
+}

@@ -424,6 +424,15 @@ fn arrays(parts: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<Bson>
     out
 }
 
+/// A property name a simple pattern matches: the pattern itself without its anchors, when the
+/// rest is plain letters, digits and underscores (`^ab$` -> `ab`).
+fn literal_name(pattern: &str) -> Option<String> {
+    let core = pattern.strip_prefix('^').unwrap_or(pattern);
+    let core = core.strip_suffix('$').unwrap_or(core);
+    let plain = !core.is_empty() && core.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    plain.then(|| core.to_string())
+}
+
 /// Old constraints on property `name` (`None` when no old node lets it be present), ignoring
 /// patterns: the evaluator filters the candidates anyway.
 fn property<'a>(parts: &[&'a JsonSchema], name: &str) -> Option<Vec<&'a JsonSchema>> {
@@ -471,6 +480,7 @@ fn case_objects(
         names.extend(s.required.iter().flatten().cloned());
         names.extend(s.properties.keys().cloned());
         names.extend(s.dependencies.keys().cloned());
+        names.extend(s.pattern_properties.keys().filter_map(|p| literal_name(p)));
     }
     let required: IndexSet<&String> = parts
         .iter()

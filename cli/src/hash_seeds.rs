@@ -35,7 +35,7 @@ impl RandomSource for PerThread {
 
 /// Installs the per-thread seed source for the rest of the process. It takes effect only before
 /// the first hash map is built (returns `false` otherwise, when nothing changes), so binaries
-/// call it first: [`crate::main`] and [`crate::main_registered`] do.
+/// call it first: [`crate::main()`] and [`crate::main_registered`] do.
 pub fn install() -> bool {
     set_random_source(PerThread).is_ok()
 }

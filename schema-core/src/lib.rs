@@ -28,6 +28,7 @@ pub mod collection;
 pub mod declare;
 pub mod diff;
 pub mod eval;
+pub mod evolve;
 pub mod extjson;
 pub mod formats;
 pub mod generate;

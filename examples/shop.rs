@@ -1,4 +1,4 @@
-//! The example application: six collections of a small shop, declared with
+//! The example application: seven collections of a small shop, declared with
 //! `#[derive(MongoSchema)]` in `apps/`, checked against a catalog snapshot shipped beside it.
 //!
 //! `cargo run -p mongo-schema-examples --example shop` needs no server: it prints the `orders`

@@ -106,7 +106,7 @@ pub enum ValidateFormat {
 }
 
 /// Runs `validate`, writing the report to stdout: exit 0 when every document is valid, 1 when
-/// some are not.
+/// some are invalid, 2 when some are not fully checked (neither valid nor invalid).
 ///
 /// # Errors
 /// An unreadable or rejected schema, an unreadable input, or malformed input (the message names
@@ -145,12 +145,6 @@ fn run_sized(args: &ValidateArgs, sizes: Sizes, out: &mut impl Write) -> anyhow:
             bail!("give the schema with --schema FILE or --manifest FILE --collection NAME")
         }
     };
-    if !validator.not_evaluated().is_empty() {
-        eprintln!(
-            "note: validator entries not evaluated locally: {}",
-            validator.not_evaluated()
-        );
-    }
     let inputs = if args.inputs.is_empty() {
         if std::io::stdin().is_terminal() {
             bail!(
@@ -204,7 +198,17 @@ fn run_sized(args: &ValidateArgs, sizes: Sizes, out: &mut impl Write) -> anyhow:
     {
         return Err(anyhow::Error::new(e).context("writing results"));
     }
-    Ok(if tally.invalid == 0 {
+    if tally.open > 0 && args.format == ValidateFormat::Jsonl {
+        // The lines mark each one; the exit code needs its reason said once.
+        for line in tally.open_lines() {
+            eprintln!("error: {line}");
+        }
+    }
+    // A document not fully checked is neither valid nor rejected: nobody here knows what the
+    // server would say, so the run cannot answer "nothing rejected" (exit 2, as an error).
+    Ok(if tally.open > 0 {
+        ExitCode::from(2)
+    } else if tally.invalid == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -800,6 +804,8 @@ struct Done {
     /// Lines consumed (JSON lines).
     lines: u64,
     invalid: u64,
+    /// Documents not fully checked, per reason ([`Verdict::skipped`], joined).
+    open: HashMap<String, u64>,
     rules: HashMap<String, RuleSeen>,
     /// Scratch space for one document's rule keys.
     keys: String,
@@ -828,6 +834,7 @@ fn check_framed(job: &Job<'_>, framed: Framed, raw: Raw) -> Done {
         docs: 0,
         lines: 0,
         invalid: 0,
+        open: HashMap::new(),
         rules: HashMap::new(),
         keys: String::new(),
         out: Vec::new(),
@@ -976,6 +983,21 @@ impl Done {
                 self.out.extend_from_slice(b",\"valid\":true}\n");
                 self.ends.push(self.out.len());
             }
+            return;
+        }
+        if !verdict.is_fully_checked() {
+            // Neither valid nor invalid: counted apart, never ranked as a failing rule.
+            let reason = verdict.skipped().join(", ");
+            if jsonl {
+                self.out.extend_from_slice(b",\"_id\":");
+                write_json(&mut self.out, &id().unwrap_or(serde_json::Value::Null));
+                self.out
+                    .extend_from_slice(b",\"valid\":null,\"notFullyChecked\":");
+                write_json(&mut self.out, &reason);
+                self.out.extend_from_slice(b"}\n");
+                self.ends.push(self.out.len());
+            }
+            *self.open.entry(reason).or_default() += 1;
             return;
         }
         self.invalid += 1;
@@ -1301,6 +1323,10 @@ type RuleTally = (u64, Vec<String>, String);
 struct Tally {
     read: u64,
     invalid: u64,
+    /// Documents not fully checked: neither valid nor invalid.
+    open: u64,
+    /// Per reason, how many documents it left not fully checked.
+    open_reasons: BTreeMap<String, u64>,
     examples: usize,
     /// Per rule: count, example ids, the first failure's summary (in input order).
     rules: HashMap<String, RuleTally>,
@@ -1313,10 +1339,27 @@ impl Tally {
         Tally {
             read: 0,
             invalid: 0,
+            open: 0,
+            open_reasons: BTreeMap::new(),
             examples,
             rules: HashMap::new(),
             closed: false,
         }
+    }
+
+    /// Documents checked and found valid.
+    fn valid(&self) -> u64 {
+        self.read - self.invalid - self.open
+    }
+
+    /// `N documents not fully checked (reason)`, one per reason.
+    fn open_lines(&self) -> impl Iterator<Item = String> + '_ {
+        self.open_reasons.iter().map(|(reason, count)| {
+            format!(
+                "{count} document{} not fully checked ({reason})",
+                if *count == 1 { "" } else { "s" }
+            )
+        })
     }
 
     /// The failing rules, most frequent first.
@@ -1326,7 +1369,8 @@ impl Tally {
         rules
     }
 
-    /// `{"documents", "valid", "invalid", "rules": [{"rule", "count", "first", "examples"}]}`.
+    /// `{"documents", "valid", "invalid", "notFullyChecked", "notFullyCheckedReasons":
+    /// [{"reason", "count"}], "rules": [{"rule", "count", "first", "examples"}]}`.
     fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
         let rules: Vec<serde_json::Value> = self
             .ranked()
@@ -1345,17 +1389,25 @@ impl Tally {
                 })
             })
             .collect();
+        let reasons: Vec<serde_json::Value> = self
+            .open_reasons
+            .iter()
+            .map(|(reason, count)| serde_json::json!({ "reason": reason, "count": count }))
+            .collect();
         let summary = serde_json::json!({
             "documents": self.read,
-            "valid": self.read - self.invalid,
+            "valid": self.valid(),
             "invalid": self.invalid,
+            "notFullyChecked": self.open,
+            "notFullyCheckedReasons": reasons,
             "rules": rules,
         });
         serde_json::to_writer_pretty(&mut *out, &summary)?;
         writeln!(out)
     }
 
-    /// One `::error` per failing rule, and a `::notice` with the counts.
+    /// One `::error` per failing rule and per reason documents were not fully checked, and a
+    /// `::notice` with the counts.
     fn write_github(&self, out: &mut impl Write) -> std::io::Result<()> {
         use crate::render::{Severity, github::annotation};
         for (rule, (count, ids, first)) in self.ranked() {
@@ -1375,12 +1427,20 @@ impl Tally {
                 .as_bytes(),
             )?;
         }
-        let counts = format!(
+        for line in self.open_lines() {
+            out.write_all(
+                annotation(Severity::Error, None, "validate: not fully checked", &line).as_bytes(),
+            )?;
+        }
+        let mut counts = format!(
             "{} documents: {} valid, {} invalid",
             self.read,
-            self.read - self.invalid,
+            self.valid(),
             self.invalid
         );
+        if self.open > 0 {
+            counts.push_str(&format!(", {} not fully checked", self.open));
+        }
         out.write_all(annotation(Severity::Note, None, "validate", &counts).as_bytes())
     }
 
@@ -1389,6 +1449,10 @@ impl Tally {
         let first = self.read;
         self.read += done.docs;
         self.invalid += done.invalid;
+        for (reason, count) in done.open.drain() {
+            self.open += count;
+            *self.open_reasons.entry(reason).or_default() += count;
+        }
         for (key, seen) in done.rules.drain() {
             // Chunks merge in input order: the first chunk to see a rule has its first failure.
             let (total, shown, _) = self
@@ -1416,9 +1480,12 @@ impl Tally {
             out,
             "documents: {}  valid: {}  invalid: {}",
             self.read,
-            self.read - self.invalid,
+            self.valid(),
             self.invalid
         )?;
+        for line in self.open_lines() {
+            writeln!(out, "{line}")?;
+        }
         if self.rules.is_empty() {
             return Ok(());
         }
@@ -1475,8 +1542,11 @@ impl Progress {
             return;
         }
         self.bar.inc(bytes as u64);
-        self.bar
-            .set_message(format!("{} docs, {} invalid", tally.read, tally.invalid));
+        let mut message = format!("{} docs, {} invalid", tally.read, tally.invalid);
+        if tally.open > 0 {
+            message.push_str(&format!(", {} not fully checked", tally.open));
+        }
+        self.bar.set_message(message);
     }
 
     fn finish(&self) {

@@ -26,6 +26,7 @@ pub mod json_array;
 pub mod redact;
 pub mod render;
 pub mod shell;
+mod validate;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bson::{RawDocumentBuf, doc};
-use mongo_schema_cli::cmd::validate::{InputFormat, ValidateArgs, ValidateFormat, run_to};
+use mongo_schema_cli::args::{InputFormat, ValidateArgs, ValidateFormat};
+use mongo_schema_cli::cmd::validate::run_to;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("validate-cli-{name}-{}", std::process::id()));

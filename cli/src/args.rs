@@ -55,10 +55,10 @@ pub enum Command {
     Lint(LintArgs),
     /// Run each declared query with `explain` on a deployment, with sampled values; exit 1 when
     /// one scans the collection or examines far more documents than it returns. Read-only.
-    Explain(crate::cmd::explain::ExplainArgs),
+    Explain(ExplainArgs),
     /// Propose Rust types for exported documents (mongodump, mongoexport), with the proof that
     /// their validator accepts every document; exit 1 when it does not.
-    Infer(crate::cmd::infer::InferArgs),
+    Infer(InferArgs),
 }
 
 /// How to reach the deployment.
@@ -263,6 +263,71 @@ pub struct LintArgs {
     /// Output format (default text).
     #[command(flatten)]
     pub output: OutputArgs<ReportFormat>,
+}
+
+/// Arguments of `mongo-schema explain`.
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// Declared collections (their queries are declared on the linked types).
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ExplainFormat>,
+    /// Server-side time limit (`maxTimeMS`) of each sample and each explain.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    pub max_time: Duration,
+    /// Values to explain with where a collection has no document to sample (an empty collection
+    /// in CI): a JSON object of one document per collection, `{"orders": {"user_id": 7,
+    /// "status": "PAID"}}` (Extended JSON for ObjectId, dates, ...). Only the fields a query
+    /// filters on are read; a collection with documents is sampled as usual.
+    #[arg(long, value_name = "FILE")]
+    pub sample_values: Option<PathBuf>,
+}
+
+/// Formats of the explain report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    /// Readable on a terminal.
+    Text,
+    /// One JSON document.
+    Json,
+    /// GitHub Actions annotations: an error per query not served by an index, a notice per
+    /// skipped query, then a summary notice.
+    Github,
+}
+
+/// Arguments of `mongo-schema infer`.
+#[derive(Clone, Debug, Args)]
+pub struct InferArgs {
+    /// Documents of one collection: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport, one
+    /// Extended JSON document per line), `.json` (one document or an array).
+    #[arg(value_name = "FILE", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The collection's name (default: the first file's name without its extension).
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
+    /// Write strings with few distinct values as enums.
+    #[arg(long)]
+    pub enums: bool,
+    /// `text` (default): the Rust source, then the proof; `json`: the census report.
+    #[arg(long, value_enum, default_value_t = InferFormat::Text)]
+    pub format: InferFormat,
+    /// Write the source to `DIR/<collection>.rs` instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Output formats of `infer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InferFormat {
+    /// The Rust source, then the proof line.
+    Text,
+    /// The census per path, the notes, the proof and the source, as one JSON document.
+    Json,
 }
 
 /// Arguments of `mongo-schema validate`.

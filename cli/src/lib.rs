@@ -25,6 +25,7 @@ pub mod hash_seeds;
 pub mod json_array;
 pub mod redact;
 pub mod render;
+pub mod report;
 pub mod shell;
 mod validate;
 

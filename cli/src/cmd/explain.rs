@@ -10,79 +10,17 @@
 //! expected shape; the other queries go on. A run in which every query was skipped checked
 //! nothing: exit 2, not a pass.
 
-use std::time::Duration;
-
 use anyhow::{Context as _, bail};
 use bson::{Bson, Document, doc};
-use clap::Args;
 use mongo_schema::access::{self, ExplainSummary, PlanAccess, QuerySpec};
 use mongo_schema::collection::CollectionSpec;
 use mongodb::Database;
 
-use crate::args::{ConnectArgs, DeclaredArgs, OutputArgs, parse_duration};
+use crate::args::{ExplainArgs, ExplainFormat};
 use crate::console::Console;
 use crate::deployment::{self, block_on};
+use crate::report::QueryReport;
 use crate::{Outcome, cmd};
-
-/// `explain`.
-#[derive(Clone, Debug, Args)]
-pub struct ExplainArgs {
-    /// Declared collections (their queries are declared on the linked types).
-    #[command(flatten)]
-    pub declared: DeclaredArgs,
-    /// The deployment.
-    #[command(flatten)]
-    pub connect: ConnectArgs,
-    /// Output format (default text).
-    #[command(flatten)]
-    pub output: OutputArgs<ExplainFormat>,
-    /// Server-side time limit (`maxTimeMS`) of each sample and each explain.
-    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
-    pub max_time: Duration,
-    /// Values to explain with where a collection has no document to sample (an empty collection
-    /// in CI): a JSON object of one document per collection, `{"orders": {"user_id": 7,
-    /// "status": "PAID"}}` (Extended JSON for ObjectId, dates, ...). Only the fields a query
-    /// filters on are read; a collection with documents is sampled as usual.
-    #[arg(long, value_name = "FILE")]
-    pub sample_values: Option<std::path::PathBuf>,
-}
-
-/// Formats of the explain report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExplainFormat {
-    /// Readable on a terminal.
-    Text,
-    /// One JSON document.
-    Json,
-    /// GitHub Actions annotations: an error per query not served by an index, a notice per
-    /// skipped query, then a summary notice.
-    Github,
-}
-
-/// What explain said about one declared query.
-#[derive(Clone, Debug, PartialEq)]
-pub struct QueryReport {
-    /// The collection.
-    pub collection: String,
-    /// The declared query's name.
-    pub query: String,
-    /// The plan, or `None` when no document of the collection could be sampled for it.
-    pub summary: Option<ExplainSummary>,
-    /// Why the query was not explained, when it was not: no document to sample values from, or
-    /// a reply without the shape of an explain (with what was missing).
-    pub skipped: Option<String>,
-}
-
-impl QueryReport {
-    /// Whether the query is not proven served by an index: a collection scan, a plan with no
-    /// recognised stage, or over-examined. A skipped query (no sample) is not a finding.
-    pub fn is_finding(&self) -> bool {
-        self.summary.as_ref().is_some_and(|s| {
-            matches!(s.access, PlanAccess::CollectionScan | PlanAccess::Unknown)
-                || s.is_over_examined()
-        })
-    }
-}
 
 /// Explains every declared query of the declared collections.
 ///

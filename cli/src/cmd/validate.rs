@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use bson::Bson;
 use mongo_schema::eval::Validator;
 
-pub use crate::args::{InputFormat, ValidateArgs, ValidateFormat};
+use crate::args::{ValidateArgs, ValidateFormat};
 use crate::validate::{self, Sizes};
 
 /// Runs `validate`, writing the report to stdout: exit 0 when every document is valid, 1 when
@@ -210,6 +210,8 @@ fn load_from_manifest(path: &Path, collection: Option<&str>) -> anyhow::Result<V
 mod tests {
     use super::*;
     use bson::RawDocumentBuf;
+
+    use crate::args::InputFormat;
 
     fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
         let p = dir.join(name);

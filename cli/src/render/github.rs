@@ -51,7 +51,7 @@ pub fn findings(findings: &[Finding], file: Option<&Path>) -> String {
 }
 
 /// One error annotation per collection with rejected documents.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], file: Option<&Path>) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit], file: Option<&Path>) -> String {
     audits
         .iter()
         .filter(|a| a.rejected > 0)

@@ -98,7 +98,7 @@ pub fn shown(value: &bson::Bson) -> String {
 }
 
 /// The audit: rejected documents per collection, with samples and per-version counts.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], colour: bool) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit], colour: bool) -> String {
     let mut out = String::new();
     for a in audits {
         let name = paint(&a.collection, Paint::Bold, colour);
@@ -412,7 +412,7 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
 
 /// What `apply` did: each failed step with why, each step held back by one, the remaining
 /// steps, and the counts.
-pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
+pub fn applied(applied: &crate::report::Applied, colour: bool) -> String {
     let mut out = String::new();
     for (step, error) in &applied.failed {
         let _ = writeln!(

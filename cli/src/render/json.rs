@@ -30,7 +30,7 @@ pub fn findings(findings: &[Finding]) -> String {
 }
 
 /// `{"collections": [{collection, exists, total, rejected, samples: [{_id, reasons}], byVersion}]}`.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit]) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit]) -> String {
     let list: Vec<Bson> = audits
         .iter()
         .map(|a| {

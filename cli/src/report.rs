@@ -77,3 +77,7 @@ impl Applied {
         self.failed.is_empty() && self.blocked.is_empty() && self.remaining.is_empty()
     }
 }
+
+/// Why a query of a collection with no document is skipped.
+pub(crate) const NO_SAMPLE: &str =
+    "no document to sample values from (give some with --sample-values FILE)";

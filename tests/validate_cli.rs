@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bson::{RawDocumentBuf, doc};
-use mongo_schema_cli::cmd::validate::{InputFormat, ValidateArgs, ValidateFormat, run_to};
+use mongo_schema_cli::args::{InputFormat, ValidateArgs, ValidateFormat};
+use mongo_schema_cli::cmd::validate::run_to;
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("validate-cli-{name}-{}", std::process::id()));
@@ -533,5 +534,84 @@ fn query_operators_beside_json_schema_make_the_run_not_fully_checked() {
     assert!(
         e.contains("not fully checked: the validator's status is not evaluated"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_verdict_not_fully_checked_is_neither_valid_nor_invalid_and_exits_2() {
+    // Issue 12 item 1: a dotted property name crossing an array (`a.b` when `a` is an array)
+    // leaves the verdict open; it is counted apart, never as valid or as a failing rule.
+    let d = dir("open");
+    let schema = write(
+        &d,
+        "schema.json",
+        br#"{"properties": {"a.b": {"bsonType": "int"}, "n": {"minimum": 1}}}"#,
+    );
+    let input = write(
+        &d,
+        "docs.jsonl",
+        b"{\"_id\": 1, \"a\": [{\"b\": \"x\"}]}\n\
+          {\"_id\": 2, \"a\": {\"b\": 3}}\n\
+          {\"_id\": 3, \"n\": 0}\n",
+    );
+    let reason = "dotted name a.b across an array";
+
+    let (code, out) = run(&args(
+        schema.clone(),
+        vec![input.clone()],
+        ValidateFormat::Summary,
+        1,
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(2));
+    assert!(
+        out.starts_with(&format!(
+            "documents: 3  valid: 1  invalid: 1\n1 document not fully checked ({reason})\n"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("notFullyChecked"), "{out}");
+    assert!(out.contains("n (minimum)"), "{out}");
+
+    let (code, out) = run(&args(
+        schema.clone(),
+        vec![input.clone()],
+        ValidateFormat::Jsonl,
+        1,
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(2));
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        first,
+        serde_json::json!({"index": 0, "_id": 1, "valid": null, "notFullyChecked": reason})
+    );
+
+    let (code, out) = run(&args(
+        schema.clone(),
+        vec![input.clone()],
+        ValidateFormat::Json,
+        1,
+    ));
+    assert_eq!(code.unwrap(), ExitCode::from(2));
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["valid"], 1);
+    assert_eq!(summary["invalid"], 1);
+    assert_eq!(summary["notFullyChecked"], 1);
+    assert_eq!(
+        summary["notFullyCheckedReasons"],
+        serde_json::json!([{"reason": reason, "count": 1}])
+    );
+    assert_eq!(summary["rules"].as_array().unwrap().len(), 1);
+
+    let (code, out) = run(&args(schema, vec![input], ValidateFormat::Github, 1));
+    assert_eq!(code.unwrap(), ExitCode::from(2));
+    assert!(
+        out.contains(&format!(
+            "::error title=validate%3A not fully checked::1 document not fully checked ({reason})"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("3 documents: 1 valid, 1 invalid, 1 not fully checked"),
+        "{out}"
     );
 }

@@ -22,7 +22,8 @@ use std::time::Instant;
 
 use bson::{Bson, RawDocumentBuf};
 use mongo_schema_bench::{Rng, order, schema_dir};
-use mongo_schema_cli::cmd::validate::{InputFormat, ValidateArgs, ValidateFormat, run_to};
+use mongo_schema_cli::args::{InputFormat, ValidateArgs, ValidateFormat};
+use mongo_schema_cli::cmd::validate::run_to;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -49,16 +49,16 @@ pub enum Command {
     Audit(AuditArgs),
     /// Check exported documents (mongodump, mongoexport) against a `$jsonSchema`, offline;
     /// exit 1 when some are rejected.
-    Validate(crate::cmd::validate::ValidateArgs),
+    Validate(ValidateArgs),
     /// Report model problems: unbounded arrays, documents that can outgrow 16 MiB, weak indexes
     /// and shard keys.
     Lint(LintArgs),
     /// Run each declared query with `explain` on a deployment, with sampled values; exit 1 when
     /// one scans the collection or examines far more documents than it returns. Read-only.
-    Explain(crate::cmd::explain::ExplainArgs),
+    Explain(ExplainArgs),
     /// Propose Rust types for exported documents (mongodump, mongoexport), with the proof that
     /// their validator accepts every document; exit 1 when it does not.
-    Infer(crate::cmd::infer::InferArgs),
+    Infer(InferArgs),
 }
 
 /// How to reach the deployment.
@@ -263,6 +263,148 @@ pub struct LintArgs {
     /// Output format (default text).
     #[command(flatten)]
     pub output: OutputArgs<ReportFormat>,
+}
+
+/// Arguments of `mongo-schema explain`.
+#[derive(Clone, Debug, Args)]
+pub struct ExplainArgs {
+    /// Declared collections (their queries are declared on the linked types).
+    #[command(flatten)]
+    pub declared: DeclaredArgs,
+    /// The deployment.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Output format (default text).
+    #[command(flatten)]
+    pub output: OutputArgs<ExplainFormat>,
+    /// Server-side time limit (`maxTimeMS`) of each sample and each explain.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    pub max_time: Duration,
+    /// Values to explain with where a collection has no document to sample (an empty collection
+    /// in CI): a JSON object of one document per collection, `{"orders": {"user_id": 7,
+    /// "status": "PAID"}}` (Extended JSON for ObjectId, dates, ...). Only the fields a query
+    /// filters on are read; a collection with documents is sampled as usual.
+    #[arg(long, value_name = "FILE")]
+    pub sample_values: Option<PathBuf>,
+}
+
+/// Formats of the explain report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExplainFormat {
+    /// Readable on a terminal.
+    Text,
+    /// One JSON document.
+    Json,
+    /// GitHub Actions annotations: an error per query not served by an index, a notice per
+    /// skipped query, then a summary notice.
+    Github,
+}
+
+/// Arguments of `mongo-schema infer`.
+#[derive(Clone, Debug, Args)]
+pub struct InferArgs {
+    /// Documents of one collection: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport, one
+    /// Extended JSON document per line), `.json` (one document or an array).
+    #[arg(value_name = "FILE", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The collection's name (default: the first file's name without its extension).
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
+    /// Write strings with few distinct values as enums.
+    #[arg(long)]
+    pub enums: bool,
+    /// `text` (default): the Rust source, then the proof; `json`: the census report.
+    #[arg(long, value_enum, default_value_t = InferFormat::Text)]
+    pub format: InferFormat,
+    /// Write the source to `DIR/<collection>.rs` instead of stdout.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Output formats of `infer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InferFormat {
+    /// The Rust source, then the proof line.
+    Text,
+    /// The census per path, the notes, the proof and the source, as one JSON document.
+    Json,
+}
+
+/// Arguments of `mongo-schema validate`.
+#[derive(Clone, Debug, Args)]
+pub struct ValidateArgs {
+    /// A JSON file holding a `$jsonSchema` object or a `{"$jsonSchema": ...}` validator
+    /// (Extended JSON, canonical or relaxed).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "manifest",
+        conflicts_with = "manifest"
+    )]
+    pub schema: Option<PathBuf>,
+    /// A manifest (what `generate` prints) to take the validator from, with `--collection`.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// The manifest's collection whose validator to use (may be left out when the manifest
+    /// declares exactly one collection with a validator).
+    #[arg(long, value_name = "NAME", requires = "manifest")]
+    pub collection: Option<String>,
+    /// Documents to check: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport), `.json` (one
+    /// document or an array), `-` for stdin (JSON lines unless --input-format says otherwise).
+    /// Without any, stdin is read when it is not a terminal.
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// What the inputs hold; `auto` (default) goes by the file name, and reads JSON lines on `-`.
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto, value_name = "KIND")]
+    pub input_format: InputFormat,
+    /// `summary` (default): counts and the failing rules ranked; `json`: the same as one JSON
+    /// document; `github`: the failing rules as workflow annotations; `jsonl`: one line per
+    /// document.
+    #[arg(long, value_enum, default_value_t = ValidateFormat::Summary)]
+    pub format: ValidateFormat,
+    /// Worker threads (default: every core; 1 to 1024).
+    #[arg(long, value_parser = count::<1, 1024>, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Example document ids listed per failing rule in the summary (0 to 1000).
+    #[arg(long, default_value_t = 3, value_parser = count::<0, 1000>, value_name = "N")]
+    pub examples: usize,
+}
+
+/// What an input holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// By the file name (`.bson`, `.jsonl`, `.ndjson`, `.json`); JSON lines on stdin.
+    Auto,
+    /// Concatenated BSON documents, as mongodump writes them.
+    Bson,
+    /// One Extended JSON document per line, as mongoexport writes them.
+    Jsonl,
+    /// One Extended JSON document, or an array of them (`mongoexport --jsonArray`).
+    Json,
+}
+
+impl InputFormat {
+    /// What the kind holds, for messages (`BSON documents`, `JSON lines`).
+    pub fn noun(self) -> &'static str {
+        match self {
+            InputFormat::Bson => "BSON documents",
+            InputFormat::Json => "a JSON document or array",
+            InputFormat::Auto | InputFormat::Jsonl => "JSON lines",
+        }
+    }
+}
+
+/// Output formats of `validate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ValidateFormat {
+    /// Counts and the failing rules ranked by count, with example ids.
+    Summary,
+    /// The summary as one JSON document.
+    Json,
+    /// The failing rules as GitHub Actions annotations, and a notice with the counts.
+    Github,
+    /// `{"index": N, "_id": ..., "valid": bool, "errors": [...]}` per document.
+    Jsonl,
 }
 
 /// The longest duration any flag takes: past a week a limit stops meaning anything, and the

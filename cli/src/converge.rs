@@ -18,29 +18,8 @@ use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions, Step};
 use mongodb::Database;
 
+pub use crate::report::Applied;
 use crate::{catalog, deployment};
-
-/// How a run of a plan ended.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Applied {
-    /// Steps the server accepted and whose effect was read back, in order.
-    pub done: Vec<Step>,
-    /// Steps that failed, each with why in one sentence: the server refused it (with its code),
-    /// or acknowledged it without storing what it asked for (read back after the step).
-    pub failed: Vec<(Step, String)>,
-    /// Steps not run because a step they need ([`Step::depends_on`]) failed, with which.
-    pub blocked: Vec<(Step, String)>,
-    /// Steps not attempted because the deployment went away (connection lost, shutdown, no
-    /// longer primary): nothing more can be done in this run.
-    pub remaining: Vec<Step>,
-}
-
-impl Applied {
-    /// Whether every step ran and stuck.
-    pub fn is_complete(&self) -> bool {
-        self.failed.is_empty() && self.blocked.is_empty() && self.remaining.is_empty()
-    }
-}
 
 /// Checks each declaration as the server's `create` would (its `$jsonSchema` through the
 /// server-faithful parser among them), so that `check`, `plan` and `apply` refuse with exit 2 a

@@ -25,7 +25,9 @@ pub mod hash_seeds;
 pub mod json_array;
 pub mod redact;
 pub mod render;
+pub mod report;
 pub mod shell;
+mod validate;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

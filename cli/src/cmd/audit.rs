@@ -11,33 +11,8 @@ use mongodb::Database;
 use crate::args::{AuditArgs, ReportFormat};
 use crate::console::Console;
 use crate::deployment::{self, block_on};
+use crate::report::{CollectionAudit, Sample};
 use crate::{Outcome, cmd, render};
-
-/// What the audit found for one collection.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CollectionAudit {
-    /// The collection.
-    pub collection: String,
-    /// Whether the collection exists on the deployment.
-    pub exists: bool,
-    /// Documents in the collection.
-    pub total: i64,
-    /// Documents the declared validator rejects.
-    pub rejected: i64,
-    /// Some rejected documents: their `_id` and the local evaluator's explanation.
-    pub samples: Vec<Sample>,
-    /// With `--by-version`: (version value, documents, rejected documents), by version.
-    pub by_version: Vec<(Bson, i64, i64)>,
-}
-
-/// One rejected document.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Sample {
-    /// Its `_id`.
-    pub id: Bson,
-    /// One line per failed rule, `path: what is wrong`.
-    pub reasons: Vec<String>,
-}
 
 /// Audits every declared collection that has a validator.
 ///

@@ -9,48 +9,19 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, bail};
 use bson::{Bson, RawDocumentBuf};
 use mongo_schema::infer::{self, Census, Options, Proof};
 
 use crate::Outcome;
+use crate::args::{InferArgs, InferFormat};
 use crate::console::Console;
 
 /// The largest document the server stores (16 MiB) plus room for the command around it, as the
 /// server's `BSONObjMaxInternalSize`: anything longer is not a document length.
 const MAX_DOC: usize = 16 * 1024 * 1024 + 16 * 1024;
-
-/// Arguments of `mongo-schema infer`.
-#[derive(Clone, Debug, clap::Args)]
-pub struct InferArgs {
-    /// Documents of one collection: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport, one
-    /// Extended JSON document per line), `.json` (one document or an array).
-    #[arg(value_name = "FILE", required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// The collection's name (default: the first file's name without its extension).
-    #[arg(long, value_name = "NAME")]
-    pub collection: Option<String>,
-    /// Write strings with few distinct values as enums.
-    #[arg(long)]
-    pub enums: bool,
-    /// `text` (default): the Rust source, then the proof; `json`: the census report.
-    #[arg(long, value_enum, default_value_t = InferFormat::Text)]
-    pub format: InferFormat,
-    /// Write the source to `DIR/<collection>.rs` instead of stdout.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-}
-
-/// Output formats of `infer`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum InferFormat {
-    /// The Rust source, then the proof line.
-    Text,
-    /// The census per path, the notes, the proof and the source, as one JSON document.
-    Json,
-}
 
 /// Runs `infer`: exit 0 when the predicted validator accepts every document, 1 when it does not.
 ///
@@ -295,6 +266,7 @@ fn extjson_document(value: serde_json::Value) -> anyhow::Result<RawDocumentBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("infer-unit-{}", std::process::id()));

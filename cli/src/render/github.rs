@@ -51,7 +51,7 @@ pub fn findings(findings: &[Finding], file: Option<&Path>) -> String {
 }
 
 /// One error annotation per collection with rejected documents.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], file: Option<&Path>) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit], file: Option<&Path>) -> String {
     audits
         .iter()
         .filter(|a| a.rejected > 0)
@@ -111,6 +111,32 @@ pub fn inconsistencies(found: &[bson::Document], file: Option<&Path>) -> String 
             )
         })
         .collect()
+}
+
+/// The `explain` report as GitHub Actions annotations (on `file` when the declarations came from one).
+pub fn explain(reports: &[crate::report::QueryReport], file: Option<&Path>) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let title = format!("mongo-schema explain: {}.{}", r.collection, r.query);
+        if r.is_finding() {
+            let message = format!("not served by an index: {}", super::human::explain_line(r));
+            out.push_str(&annotation(Severity::Error, file, &title, &message));
+        } else if r.summary.is_none() {
+            out.push_str(&annotation(
+                Severity::Note,
+                file,
+                &title,
+                &super::human::explain_line(r),
+            ));
+        }
+    }
+    out.push_str(&annotation(
+        Severity::Note,
+        file,
+        "mongo-schema explain",
+        &super::human::explain_tally(reports),
+    ));
+    out
 }
 
 #[cfg(test)]

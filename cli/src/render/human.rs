@@ -3,9 +3,11 @@
 
 use std::fmt::Write as _;
 
+use mongo_schema::access::PlanAccess;
 use mongo_schema::normalize;
 
 use super::{Finding, Severity};
+use crate::report::{NO_SAMPLE, QueryReport};
 
 /// ANSI colours used in text output.
 #[derive(Clone, Copy)]
@@ -98,7 +100,7 @@ pub fn shown(value: &bson::Bson) -> String {
 }
 
 /// The audit: rejected documents per collection, with samples and per-version counts.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit], colour: bool) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit], colour: bool) -> String {
     let mut out = String::new();
     for a in audits {
         let name = paint(&a.collection, Paint::Bold, colour);
@@ -412,7 +414,7 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
 
 /// What `apply` did: each failed step with why, each step held back by one, the remaining
 /// steps, and the counts.
-pub fn applied(applied: &crate::converge::Applied, colour: bool) -> String {
+pub fn applied(applied: &crate::report::Applied, colour: bool) -> String {
     let mut out = String::new();
     for (step, error) in &applied.failed {
         let _ = writeln!(
@@ -468,6 +470,64 @@ pub fn inconsistencies(found: &[bson::Document], colour: bool) -> String {
             paint("cluster:", Paint::Red, colour)
         );
     }
+    out
+}
+
+/// What explain said about one query, in one line (`IXSCAN status_1, keys examined ...`).
+pub(crate) fn explain_line(r: &QueryReport) -> String {
+    match &r.summary {
+        None => format!("skipped: {}", r.skipped.as_deref().unwrap_or(NO_SAMPLE)),
+        Some(s) => {
+            let plan = match (s.access, s.index()) {
+                (PlanAccess::IndexScan, Some(index)) => format!("IXSCAN {index}"),
+                (PlanAccess::IndexScan, None) => "IXSCAN".to_owned(),
+                (PlanAccess::CollectionScan, _) => "COLLSCAN".to_owned(),
+                (PlanAccess::Eof, _) => "EOF".to_owned(),
+                (PlanAccess::Unknown, _) => "unknown plan".to_owned(),
+            };
+            let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+            let mut line = format!(
+                "{plan}{}, keys examined {}, docs examined {}, returned {}",
+                if s.in_memory_sort {
+                    ", in-memory sort"
+                } else {
+                    ""
+                },
+                n(s.keys_examined),
+                n(s.docs_examined),
+                n(s.n_returned)
+            );
+            if s.is_over_examined() {
+                line.push_str(" [over-examined]");
+            }
+            line
+        }
+    }
+}
+
+/// The closing count of `explain`.
+pub(crate) fn explain_tally(reports: &[QueryReport]) -> String {
+    let bad = reports.iter().filter(|r| r.is_finding()).count();
+    format!(
+        "explain: {} queries, {bad} not served by an index",
+        reports.len()
+    )
+}
+
+/// The `explain` report for a terminal: one line per query, then a count.
+pub fn explain(reports: &[QueryReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let mark = if r.is_finding() { "error" } else { "ok" };
+        out.push_str(&format!(
+            "{mark}: {}.{}: {}\n",
+            r.collection,
+            r.query,
+            explain_line(r)
+        ));
+    }
+    out.push_str(&explain_tally(reports));
+    out.push('\n');
     out
 }
 

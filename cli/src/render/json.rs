@@ -30,7 +30,7 @@ pub fn findings(findings: &[Finding]) -> String {
 }
 
 /// `{"collections": [{collection, exists, total, rejected, samples: [{_id, reasons}], byVersion}]}`.
-pub fn audit(audits: &[crate::cmd::audit::CollectionAudit]) -> String {
+pub fn audit(audits: &[crate::report::CollectionAudit]) -> String {
     let list: Vec<Bson> = audits
         .iter()
         .map(|a| {
@@ -87,4 +87,31 @@ pub fn changes_and_inconsistencies(
         report.insert("inconsistencies", found);
     }
     to_text(report)
+}
+
+/// The `explain` report as one JSON document: `{"queries": [...]}`.
+pub fn explain(reports: &[crate::report::QueryReport]) -> String {
+    let queries: Vec<Bson> = reports
+        .iter()
+        .map(|r| {
+            let mut d = doc! { "collection": &r.collection, "query": &r.query };
+            match &r.summary {
+                Some(s) => {
+                    d.insert("plan", s.to_document());
+                }
+                None => {
+                    d.insert(
+                        "skipped",
+                        r.skipped.as_deref().unwrap_or(crate::report::NO_SAMPLE),
+                    );
+                }
+            }
+            d.insert("finding", r.is_finding());
+            Bson::Document(d)
+        })
+        .collect();
+    let value = Bson::Document(doc! { "queries": queries }).into_relaxed_extjson();
+    let mut text = serde_json::to_string_pretty(&value).expect("a JSON value always serializes");
+    text.push('\n');
+    text
 }

@@ -1,0 +1,97 @@
+//! Where `validate` located a break: the file, the byte offset or line, and how many
+//! documents were read before it.
+
+use super::check::Broken;
+use super::source::Framing;
+
+/// Counts before a chunk, per input: where errors are located.
+pub(super) struct Place<'a> {
+    pub(super) name: &'a str,
+    pub(super) framing: Framing,
+    pub(super) offset: u64,
+    pub(super) docs: u64,
+    pub(super) lines: u64,
+}
+
+impl Place<'_> {
+    /// The message for a broken chunk: the file, the byte offset or line, and how many
+    /// documents were read before.
+    pub(super) fn describe(&self, broken: Broken) -> anyhow::Error {
+        let Place {
+            name,
+            offset,
+            docs,
+            lines,
+            ..
+        } = *self;
+        let at = |p: usize| offset + p as u64;
+        match broken {
+            Broken::ShortLength { at: p, have } => anyhow::anyhow!(
+                "{name}: truncated at byte {}: {have} bytes of a document length, after {docs} documents",
+                at(p)
+            ),
+            Broken::Implausible { at: p, len } => anyhow::anyhow!(
+                "{name}: byte {}: document length {len} is not plausible (5 bytes to 48 MiB), after {docs} documents",
+                at(p)
+            ),
+            Broken::Truncated { at: p, len, have } => anyhow::anyhow!(
+                "{name}: truncated at byte {}: the document starting at byte {} needs {len} bytes, {have} remain; {docs} documents read before",
+                at(p + have),
+                at(p)
+            ),
+            Broken::Malformed { at: p, line, error } => {
+                let where_ = match self.framing {
+                    Framing::Bson => format!("byte {}", at(p + error.offset)),
+                    Framing::Lines | Framing::Array => self.unit(lines + line),
+                };
+                anyhow::anyhow!(
+                    "{name}: {where_}: {}; {docs} documents read before",
+                    error.reason
+                )
+            }
+            Broken::Json { line, error } => {
+                let at = if error.path.is_empty() {
+                    String::new()
+                } else {
+                    format!(", at {}", error.path)
+                };
+                // An array's element was made one line here: its column means nothing to
+                // the reader of the file, the field path does.
+                let column = match self.framing {
+                    Framing::Array => String::new(),
+                    _ => format!(", column {}", error.column),
+                };
+                anyhow::anyhow!(
+                    "{name}: {}{column}{at}: {}; {docs} documents read before",
+                    self.unit(lines + line),
+                    error.message
+                )
+            }
+            Broken::Unstorable { line } => anyhow::anyhow!(
+                "{name}: {}: a field name holds a NUL character, which BSON cannot store; \
+                 {docs} documents read before",
+                self.unit(lines + line)
+            ),
+            Broken::Io(error) => match self.framing {
+                // The array splitter's own errors say where in the file.
+                Framing::Array if error.kind() == std::io::ErrorKind::InvalidData => {
+                    anyhow::anyhow!("{name}: {error}; {docs} documents read before")
+                }
+                _ => anyhow::Error::new(error)
+                    .context(format!("reading {name}; {docs} documents read before")),
+            },
+            Broken::Overlong { line, len } => anyhow::anyhow!(
+                "{name}: {} has no end within {len} bytes; {docs} documents read before",
+                self.unit(lines + line)
+            ),
+        }
+    }
+
+    /// A JSON line's place: its line, or for an array its position (1-based).
+    pub(super) fn unit(&self, line: u64) -> String {
+        match self.framing {
+            Framing::Array => format!("document {line} of the array"),
+            _ => format!("line {line}"),
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! The streaming pipeline of `mongo-schema validate`: inputs ([`source`]) are read in chunks,
+//! cut in turn ([`framing`]), checked in parallel ([`check`]) and merged in input order into a
+//! [`Tally`], the report ([`tally`]).
+//!
+//! Inputs stream through a bounded pipeline of chunks (up to 1 MiB). Each worker reads its own
+//! chunk of a file at its offset, so the copy out of the page cache happens on the core that
+//! checks those bytes and no thread only reads (streams such as stdin, and `.json` files, come
+//! from a reader thread instead). Chunks are cut in input order in a short turn that hands the
+//! partial document or line at a chunk's end to the next; everything else (structure checks,
+//! JSON parsing, evaluation, reducing verdicts to counts, example ids and rendered lines) runs in
+//! parallel, and this thread writes the results in input order. Chunk buffers are credits: at
+//! most two per worker and one more exist, so memory stays flat however large the file and
+//! however many documents fail. `.bson` is concatenated BSON as mongodump writes it;
+//! `.jsonl`/`.ndjson` and `-` (stdin) are one Extended JSON document per line as mongoexport
+//! writes them; `.json` is one document or an array, streamed as one line per element
+//! ([`ArrayLines`](crate::json_array::ArrayLines)). `--input-format` says what `-` or an unusual file name holds.
+
+mod check;
+mod framing;
+mod location;
+mod progress;
+mod source;
+mod tally;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
+
+use mongo_schema::eval::Validator;
+
+use crate::args::{InputFormat, ValidateFormat};
+use check::{Done, Job, check_framed};
+use framing::Chain;
+use location::Place;
+use progress::Progress;
+use source::{Feed, Raw, Source, read_stream};
+pub use tally::Tally;
+
+/// The largest document length believed before reading it (the server's limit is 16 MiB).
+pub(super) const MAX_DOC: i32 = 48 * 1024 * 1024;
+/// The longest JSON line read before giving up (memory stays bounded on a file without newlines).
+pub(super) const MAX_LINE: usize = 64 << 20;
+/// Input bytes in flight across the pipeline, at most (chunks are smaller with many threads).
+pub(super) const IN_FLIGHT_BYTES: usize = 16 << 20;
+/// The largest chunk: one system call per MiB costs nothing, and a chunk this size is still in
+/// the worker's cache when it checks the bytes it has just read.
+pub(super) const MAX_CHUNK: usize = 1 << 20;
+
+/// What a run reads and how it reports, beside the validator.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// What the inputs hold.
+    pub input_format: InputFormat,
+    /// How the report is written (`jsonl` lines are written as the documents are checked).
+    pub format: ValidateFormat,
+    /// Example document ids kept per failing rule.
+    pub examples: usize,
+    /// The pipeline's sizes.
+    pub sizes: Sizes,
+}
+
+/// Checks every input in turn against `validator`, writing `--format jsonl` lines to `out` in
+/// input order, with a progress bar on stderr; the report is the [`Tally`].
+///
+/// # Errors
+/// An unreadable or malformed input (the message names the file, the line or byte offset, and
+/// how many documents were read before), or a failed write other than a closed output.
+pub fn run(
+    validator: &Validator,
+    inputs: &[PathBuf],
+    options: &Options,
+    out: &mut impl Write,
+) -> anyhow::Result<Tally> {
+    let mut tally = Tally::new(options.examples);
+    // The total is known for files; stdin and pipes count towards no total.
+    let total = inputs
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .sum::<Option<u64>>();
+    let progress = Progress::new(total);
+    for input in inputs {
+        let source = Source::open(input, options.input_format)?;
+        let job = Job {
+            validator,
+            framing: source.framing(),
+            format: options.format,
+            examples: options.examples,
+        };
+        let name = input.display().to_string();
+        let checked = check_input(
+            &job,
+            source,
+            &name,
+            options.sizes,
+            &mut tally,
+            &progress,
+            out,
+        );
+        if let Err(e) = checked {
+            progress.finish();
+            return Err(e);
+        }
+        if tally.closed {
+            break;
+        }
+    }
+    progress.finish();
+    Ok(tally)
+}
+
+/// Pipeline sizes: how many workers, how big a chunk, how many chunks in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    pub(super) threads: usize,
+    pub(super) chunk: usize,
+    pub(super) credits: usize,
+    /// The longest JSON line read before giving up.
+    pub(super) max_line: usize,
+}
+
+impl Sizes {
+    /// The sizes for `threads` workers.
+    pub fn new(threads: usize) -> Sizes {
+        // Each worker holds a chunk, one more is being read, one more written.
+        let credits = threads * 2 + 1;
+        Sizes {
+            threads,
+            chunk: (IN_FLIGHT_BYTES / credits).clamp(256 << 10, MAX_CHUNK),
+            credits,
+            max_line: MAX_LINE,
+        }
+    }
+}
+
+/// Checks one input: `threads` workers each read a chunk (from the file at its offset, or from
+/// a reader thread for streams), take their turn to cut it, check it, and reduce it; this
+/// thread writes results in input order.
+fn check_input(
+    job: &Job<'_>,
+    source: Source,
+    name: &str,
+    sizes: Sizes,
+    tally: &mut Tally,
+    progress: &Progress,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    // Credits are the chunk buffers themselves: a chunk is read only into one, and the writer
+    // returns it once the chunk is written, so memory stays flat and buffers are reused.
+    let (credit_tx, credit_rx) = mpsc::sync_channel::<Vec<u8>>(sizes.credits);
+    for _ in 0..sizes.credits {
+        credit_tx
+            .send(Vec::new())
+            .expect("the channel holds every credit");
+    }
+    let mut credit_tx = Some(credit_tx);
+    let credits = Mutex::new(credit_rx);
+    let (work_tx, work_rx) = mpsc::sync_channel::<Raw>(sizes.credits);
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let stop = AtomicBool::new(false);
+    let chain = Chain::new();
+    let (feed, stream) = match source {
+        Source::File(file, _) => (
+            Feed::File {
+                file,
+                next: std::sync::atomic::AtomicUsize::new(0),
+            },
+            None,
+        ),
+        other => (Feed::Reader(Mutex::new(work_rx)), Some(other)),
+    };
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let (feed, credits, stop, chain) = (&feed, &credits, &stop, &chain);
+        for _ in 0..sizes.threads {
+            let done_tx = done_tx.clone();
+            // Named, so profilers show the workers' and the reader's shares apart.
+            std::thread::Builder::new()
+                .name("validate-worker".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(raw) = feed.next(credits, sizes) {
+                        let Some(framed) = chain.frame(job.framing, &raw, sizes.max_line) else {
+                            break;
+                        };
+                        // If the writer has stopped, keep going so nobody waits for a turn.
+                        let _ = done_tx.send(check_framed(job, framed, raw));
+                    }
+                })
+                .expect("the system starts a worker thread");
+        }
+        drop(done_tx);
+        let reader = stream.map(|source| {
+            std::thread::Builder::new()
+                .name("validate-reader".into())
+                .spawn_scoped(scope, move || {
+                    read_stream(source, sizes, credits, &work_tx, stop)
+                })
+                .expect("the system starts the reader thread")
+        });
+        let mut place = Place {
+            name,
+            framing: job.framing,
+            offset: 0,
+            docs: 0,
+            lines: 0,
+        };
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        let mut failed: Option<anyhow::Error> = None;
+        for done in done_rx {
+            if failed.is_some() || tally.closed {
+                continue;
+            }
+            pending.insert(done.seq, done);
+            while let Some(mut done) = pending.remove(&next) {
+                next += 1;
+                place.offset = done.offset;
+                let written = tally.merge(&mut done, out);
+                place.docs += done.docs;
+                // A break is located from the lines before the chunk and the documents before it.
+                let broken = done.broken.take().map(|b| place.describe(b));
+                place.lines += done.lines;
+                progress.advance(done.bytes, tally);
+                let written = match written {
+                    // The reader has seen enough (`| head -1`): the end, not an error.
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                        tally.closed = true;
+                        Ok(())
+                    }
+                    other => other,
+                };
+                if tally.closed {
+                    stop.store(true, Ordering::Relaxed);
+                    credit_tx = None;
+                    pending.clear();
+                    break;
+                }
+                if let Some(e) = broken.or(written
+                    .err()
+                    .map(|e| anyhow::Error::new(e).context("writing results")))
+                {
+                    failed = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                    credit_tx = None;
+                    pending.clear();
+                    break;
+                }
+                if let Some(credits) = &credit_tx {
+                    let mut buffer = std::mem::take(&mut done.buffer);
+                    if buffer.capacity() > 2 * sizes.chunk {
+                        buffer = Vec::new();
+                    }
+                    // Workers may have stopped; then the credit is not needed.
+                    let _ = credits.send(buffer);
+                }
+            }
+        }
+        drop(credit_tx);
+        let read = reader.map_or(Ok(()), |r| r.join().expect("the reader does not panic"));
+        match failed {
+            Some(e) => Err(e),
+            None => read,
+        }
+    })
+}

@@ -848,13 +848,18 @@ fn cli_report_snapshot_and_exit_codes() {
 #[test]
 fn every_command_in_the_adopting_guide_parses() {
     let guide = std::fs::read_to_string(workspace().join("docs/adopting.md")).unwrap();
-    let commands: Vec<&str> = guide
+    // The standalone binary, and the application's own (`cargo run --bin mongo-schema -- ...`).
+    let commands: Vec<String> = guide
         .lines()
         .map(str::trim)
-        .filter(|l| l.starts_with("mongo-schema "))
+        .filter_map(|l| {
+            l.strip_prefix("cargo run --bin mongo-schema -- ")
+                .map(|rest| format!("mongo-schema {rest}"))
+                .or_else(|| l.starts_with("mongo-schema ").then(|| l.to_owned()))
+        })
         .collect();
     assert!(commands.len() >= 5, "{commands:?}");
-    for line in commands {
+    for line in &commands {
         // clap reads the arguments in order and stops at `--help`: an unknown subcommand, flag or
         // value before it is an error (exit 2), while files need not exist.
         let mut argv: Vec<&str> = line

@@ -40,6 +40,7 @@ pub mod normalize;
 pub mod patterns;
 pub mod registry;
 pub mod schema;
+mod value;
 pub mod version;
 
 pub use generate::{

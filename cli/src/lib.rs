@@ -4,7 +4,7 @@
 //! application links its declarations into its own binary instead, with a few lines in `src/bin/`:
 //!
 //! ```no_run
-//! use mongo_schema::collection::CollectionSpec;
+//! use mongo_schema::spec::CollectionSpec;
 //!
 //! fn main() -> std::process::ExitCode {
 //!     let collections: Vec<CollectionSpec> = Vec::new(); // the application's declarations
@@ -31,7 +31,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::Cli;
 pub use crate::console::Console;

@@ -24,7 +24,6 @@
 //! ```
 
 pub mod access;
-pub mod collection;
 pub mod declare;
 pub mod diff;
 pub mod eval;
@@ -32,7 +31,6 @@ pub mod evolve;
 pub mod extjson;
 pub mod formats;
 pub mod generate;
-pub mod index;
 pub mod infer;
 pub mod lint;
 pub mod manifest;
@@ -40,6 +38,7 @@ pub mod normalize;
 pub mod patterns;
 pub mod registry;
 pub mod schema;
+pub mod spec;
 mod value;
 pub mod version;
 
@@ -61,11 +60,11 @@ pub mod __private {
     pub use inventory;
 
     pub use crate::access::{QueryRegistration, QuerySpec, resolve_all};
-    pub use crate::collection::{Collection, CollectionSpec, SpecError};
     pub use crate::declare;
     pub use crate::generate::derive_support;
     pub use crate::generate::{MongoSchema, PathError, SchemaGenerator};
     pub use crate::registry::Registration;
     pub use crate::schema::JsonSchema;
+    pub use crate::spec::{Collection, CollectionSpec, SpecError};
     pub use crate::version::{VersionError, Versioned, read_as, unknown, version_of};
 }

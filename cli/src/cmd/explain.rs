@@ -16,7 +16,7 @@ use anyhow::{Context as _, bail};
 use bson::{Bson, Document, doc};
 use clap::Args;
 use mongo_schema::access::{self, ExplainSummary, PlanAccess, QuerySpec};
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
 use crate::args::{ConnectArgs, DeclaredArgs, OutputArgs, parse_duration};

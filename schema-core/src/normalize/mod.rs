@@ -37,18 +37,18 @@
 //! matches a listed `{locale: "fr", strength: 3, ...}`, a declared `{locale: "fr", strength:
 //! 2}` does not.
 //!
-//! [`Validator::parse`]: crate::collection::Validator::parse
+//! [`Validator::parse`]: crate::spec::Validator::parse
+
+mod check;
 
 use std::collections::BTreeMap;
 
 use bson::{Bson, Document};
 
-use crate::collection::{
-    Collation, CollectionSpec, DocumentError, ValidationAction, ValidationLevel,
-};
 use crate::extjson::{self, ExtJsonMode};
-use crate::index::{IndexKeys, IndexKind, IndexSpec};
 use crate::manifest::ManifestError;
+use crate::spec::{Collation, CollectionSpec, DocumentError, ValidationAction, ValidationLevel};
+use crate::spec::{IndexKeys, IndexKind, IndexSpec};
 
 /// A server reply that cannot be read as a collection or index.
 #[derive(Debug, thiserror::Error)]
@@ -327,8 +327,8 @@ fn live_index(ns: &str, position: usize, entry: &Document) -> Result<IndexSpec, 
 /// The canonical form of a declared spec (see the module docs). Idempotent.
 ///
 /// ```
-/// use mongo_schema::collection::{CollectionSpec, ValidationLevel};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{CollectionSpec, ValidationLevel};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::normalize::declared;
 /// let spec = CollectionSpec::new("articles")
 ///     .index(IndexSpec::new([("title", Text), ("content", Text)]).weight("title", 10));
@@ -390,7 +390,7 @@ fn canonical(mut spec: CollectionSpec) -> CollectionSpec {
         if !custom {
             let granularity = ts
                 .granularity
-                .get_or_insert(crate::collection::Granularity::Seconds)
+                .get_or_insert(crate::spec::Granularity::Seconds)
                 .clone();
             if ts.bucket_max_span_seconds.is_none() {
                 ts.bucket_max_span_seconds = granularity.default_bucket_max_span_seconds();
@@ -432,10 +432,7 @@ fn canonical(mut spec: CollectionSpec) -> CollectionSpec {
 /// Whether an index is the server's own: `_id_`, the clustered index (listed with
 /// `clustered: true`), or the time-series default index `{<metaField>: 1, <timeField>: 1}`
 /// (6.3+).
-fn is_server_owned(
-    index: &IndexSpec,
-    timeseries: Option<&crate::collection::TimeseriesOptions>,
-) -> bool {
+fn is_server_owned(index: &IndexSpec, timeseries: Option<&crate::spec::TimeseriesOptions>) -> bool {
     if index.is_id() && index.partial_filter_expression.is_none() {
         return true;
     }
@@ -559,7 +556,7 @@ fn flat_projection(projection: &Document) -> Document {
                 Bson::Boolean(b) => {
                     out.insert(path, Bson::Boolean(*b));
                 }
-                other => match crate::collection::read::number(other) {
+                other => match crate::spec::read::number(other) {
                     Some(n) => {
                         out.insert(path, Bson::Boolean(n != 0.0));
                     }
@@ -605,6 +602,37 @@ pub fn collation_matches(declared: &Collation, live: &Collation) -> bool {
 pub fn collations_match(declared: Option<&Collation>, live: Option<&Collation>) -> bool {
     let simple = Collation::new("simple");
     collation_matches(declared.unwrap_or(&simple), live.unwrap_or(&simple))
+}
+
+/// Whether two canonical indexes have one identity: key pattern, collation, partial filter,
+/// unique (unless `ignore_unique`), sparse and wildcard projection.
+pub(crate) fn same_identity(d: &IndexSpec, l: &IndexSpec, ignore_unique: bool) -> bool {
+    d.keys == l.keys
+        && collations_match(d.collation.as_ref(), l.collation.as_ref())
+        && optional_filters_equal(
+            d.partial_filter_expression.as_ref(),
+            l.partial_filter_expression.as_ref(),
+        )
+        && (ignore_unique || d.unique == l.unique)
+        && d.sparse == l.sparse
+        && optional_filters_equal(
+            d.wildcard_projection.as_ref(),
+            l.wildcard_projection.as_ref(),
+        )
+}
+
+/// [`same_identity`] with `unique` compared.
+pub(crate) fn same_identity_exact(d: &IndexSpec, l: &IndexSpec) -> bool {
+    same_identity(d, l, false)
+}
+
+/// Two optional filters are [`filters_equal`]; absent matches only absent.
+pub(crate) fn optional_filters_equal(a: Option<&Document>, b: Option<&Document>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => filters_equal(x, y),
+        _ => false,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -739,7 +767,7 @@ fn canonical_field_operator(op: &str, value: &Bson) -> Bson {
         }
         ("$not", v) => canonical_field_condition(v),
         // `$exists` takes any truthy value: `1` means `true`.
-        ("$exists", v) => match crate::collection::read::truthy("$exists", v) {
+        ("$exists", v) => match crate::spec::read::truthy("$exists", v) {
             Ok(b) => Bson::Boolean(b),
             Err(_) => canonical_literal(v, true),
         },
@@ -860,9 +888,9 @@ fn canonical_number(value: &Bson) -> Bson {
 /// out.
 ///
 /// ```
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::normalize::{create_form, declared};
-/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::spec::CollectionSpec;
 /// let spec = CollectionSpec::new("a").index(IndexSpec::new([("body", Text)]).weight("body", 3));
 /// let canonical = &declared(&spec).indexes[0];
 /// assert_eq!(
@@ -918,8 +946,8 @@ pub fn create_form(index: &IndexSpec, collection_collation: Option<&Collation>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::{Capped, ClusteredIndex, Granularity, TimeseriesOptions};
-    use crate::index::IndexKind::*;
+    use crate::spec::IndexKind::*;
+    use crate::spec::{Capped, ClusteredIndex, Granularity, TimeseriesOptions};
     use bson::{Decimal128, doc};
 
     // SERVER-FACTS: "Compare numbers by value everywhere (Int32 = Int64 = Double = Decimal128

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod access;
+pub mod catalog;
 pub mod declare;
 pub mod diff;
 pub mod eval;

@@ -121,7 +121,7 @@ impl CollectionSpec {
         for (i, a) in canonical.indexes.iter().enumerate() {
             if let Some(b) = canonical.indexes[i + 1..]
                 .iter()
-                .find(|b| super::same_identity_exact(a, b))
+                .find(|b| super::equivalence::same_identity_exact(a, b))
             {
                 return Err(SpecError::DuplicateIndex {
                     ns,

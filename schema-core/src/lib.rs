@@ -22,6 +22,19 @@
 //!     },
 //! );
 //! ```
+//!
+//! The collection around the schema is a [`CollectionSpec`] (the declared model, in [`spec`]):
+//! validator, options, indexes and shard key, as `#[mongo(collection = "...")]` declares them.
+//!
+//! ```
+//! use mongo_schema::{CollectionSpec, IndexKind, IndexSpec};
+//!
+//! let orders = CollectionSpec::new("orders")
+//!     .index(IndexSpec::new([("user_id", IndexKind::Ascending), ("at", IndexKind::Descending)]));
+//! assert_eq!(orders.indexes[0].default_name(), "user_id_1_at_-1");
+//! orders.check()?;
+//! # Ok::<(), mongo_schema::spec::SpecError>(())
+//! ```
 
 pub mod access;
 pub mod catalog;
@@ -47,6 +60,7 @@ pub use generate::{
     GeneratorSettings, MongoSchema, NumberTypes, PathError, SchemaGenerator, nullable, root_schema,
 };
 pub use schema::{BsonType, ExtJsonMode, JsonSchema};
+pub use spec::{Collection, CollectionSpec, IndexKind, IndexSpec};
 
 #[cfg(feature = "derive")]
 pub use mongo_schema_derive::MongoSchema;

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 use bson::{Bson, Document, doc};
 use indexmap::IndexMap;
+use mongo_schema::catalog::shell;
 use mongo_schema::normalize;
 use mongo_schema::spec::{CollectionSpec, ShardKey};
 use mongodb::Database;
@@ -15,7 +16,6 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::deployment;
-use crate::shell;
 use mongo_schema::extjson::{self, ExtJsonMode, Layout};
 
 /// A database's collections and indexes, as the server listed them.

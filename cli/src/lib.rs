@@ -25,7 +25,6 @@ pub mod hash_seeds;
 pub mod json_array;
 pub mod redact;
 pub mod render;
-pub mod shell;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

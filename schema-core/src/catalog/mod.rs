@@ -1,6 +1,8 @@
 //! The live side as a file: a captured catalog (`listCollections` and `listIndexes` replies,
-//! verbatim), which `normalize` reads into live specs. The driver half, which captures it from a
-//! deployment, is in the CLI.
+//! verbatim), which `normalize` reads into live specs, written as Extended JSON or pasted from
+//! mongosh ([`shell`]). The driver half, which captures it from a deployment, is in the CLI.
+
+pub mod shell;
 
 use std::collections::BTreeMap;
 

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use bson::{Bson, Document};
 use mongo_schema::ExtJsonMode;
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 use mongo_schema_cli::{Console, Outcome};
 
 /// One runnable example.

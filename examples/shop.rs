@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::spec::{Collection, CollectionSpec};
 use mongo_schema_cli::{Console, Outcome};
 use mongo_schema_examples::apps;
 

@@ -10,8 +10,8 @@ use mongo_schema::access::{
     self, AccessFinding, DEFAULT_MAX_TIME_MS, ExplainSummary, FindingKind, MultikeyPaths,
     PlanAccess, QuerySpec, Severity,
 };
-use mongo_schema::collection::CollectionSpec;
-use mongo_schema::index::{IndexKind::*, IndexSpec};
+use mongo_schema::spec::CollectionSpec;
+use mongo_schema::spec::{IndexKind::*, IndexSpec};
 use mongo_schema::{MongoSchema, PathError};
 use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! the registry reports it instead of building a spec that would reach a database.
 
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, SpecError};
+use mongo_schema::spec::{Collection, SpecError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, MongoSchema)]

@@ -5,9 +5,9 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::eval::Validator;
 use mongo_schema::manifest::Manifest;
+use mongo_schema::spec::{Collection, CollectionSpec};
 use mongo_schema::version::{VersionError, Versioned};
 use serde::{Deserialize, Serialize};
 

@@ -11,17 +11,18 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mongo_schema::ExtJsonMode;
-use mongo_schema::collection::{
-    Capped, Collation, CollectionOptions, CollectionSpec, Granularity, TimeseriesOptions,
-    ValidationAction, ValidationLevel, Validator,
-};
+use mongo_schema::catalog::Catalog;
 use mongo_schema::diff::{
     Aspect, Change, ChangeKind, Plan, PlanOptions, apply_plan, diff, has_drift, plan,
 };
 use mongo_schema::extjson::to_string_pretty as to_json_text;
-use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::manifest::Manifest;
-use mongo_schema::normalize::{self, Catalog};
+use mongo_schema::normalize;
+use mongo_schema::spec::{
+    Capped, Collation, CollectionOptions, CollectionSpec, Granularity, TimeseriesOptions,
+    ValidationAction, ValidationLevel, Validator,
+};
+use mongo_schema::spec::{IndexKind, IndexSpec};
 use proptest::prelude::*;
 
 fn case_dir(case: &str) -> PathBuf {

@@ -10,7 +10,7 @@ use std::path::Path;
 use bson::{Bson, Document, doc, oid::ObjectId};
 use mongo_schema::MongoSchema;
 use mongo_schema::access::{self, QuerySpec};
-use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::spec::{Collection, CollectionSpec};
 use mongo_schema_cli::{Console, Outcome};
 use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
 use serde::{Deserialize, Serialize};

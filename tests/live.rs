@@ -243,10 +243,7 @@ fn a_hidden_index_is_stored_or_reported_as_not_stored() {
 }
 
 /// Runs the command with these declarations linked, as an application's binary would.
-fn run_linked(
-    specs: &[mongo_schema::collection::CollectionSpec],
-    args: &[&str],
-) -> (Outcome, String) {
+fn run_linked(specs: &[mongo_schema::spec::CollectionSpec], args: &[&str]) -> (Outcome, String) {
     let mut console = Console::captured("");
     let mut argv = vec!["mongo-schema"];
     argv.extend_from_slice(args);
@@ -263,11 +260,11 @@ fn run_linked(
 /// `version`, TTLs as Int64) read as what was declared.
 #[test]
 fn every_stored_option_and_index_kind_reads_back_in_sync() {
-    use mongo_schema::collection::{
+    use mongo_schema::spec::{
         Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, TimeseriesOptions,
         ValidationAction, ValidationLevel, Validator,
     };
-    use mongo_schema::index::{IndexKind::*, IndexSpec};
+    use mongo_schema::spec::{IndexKind::*, IndexSpec};
     let Some(uri) = uri() else { return };
     let db = Scratch::new(&uri, "stored");
     let specs = vec![

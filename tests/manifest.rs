@@ -2,15 +2,15 @@
 //! is pinned by a snapshot, reads back to the same specs, and diffs empty against itself.
 
 use bson::doc;
-use mongo_schema::collection::{
+use mongo_schema::diff::diff;
+use mongo_schema::generate::object;
+use mongo_schema::manifest::{Manifest, ManifestError};
+use mongo_schema::schema::{BsonType, JsonSchema};
+use mongo_schema::spec::{
     Capped, Collation, Collection, CollectionSpec, Granularity, ShardKey, TimeseriesOptions,
     ValidationAction, ValidationLevel,
 };
-use mongo_schema::diff::diff;
-use mongo_schema::generate::object;
-use mongo_schema::index::{IndexKind::*, IndexSpec};
-use mongo_schema::manifest::{Manifest, ManifestError};
-use mongo_schema::schema::{BsonType, JsonSchema};
+use mongo_schema::spec::{IndexKind::*, IndexSpec};
 use mongo_schema::{MongoSchema, SchemaGenerator};
 
 /// PATTERNS #11: users with a validated email and a partial unique index.

@@ -242,7 +242,7 @@ fn malformed_json_lines_and_rejected_schemas_are_errors() {
 /// A manifest (as `generate` prints it) declaring `orders` with SCHEMA's validator, and
 /// `events` with another.
 fn manifest_file(d: &Path) -> PathBuf {
-    use mongo_schema::collection::{CollectionSpec, Validator};
+    use mongo_schema::spec::{CollectionSpec, Validator};
     let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
     let bson::Bson::Document(validator) = bson::Bson::try_from(schema).unwrap() else {
         panic!("SCHEMA is a document")
@@ -523,7 +523,7 @@ fn query_operators_beside_json_schema_make_the_run_not_fully_checked() {
     assert!(out.is_empty(), "{out}");
 
     // The same from a manifest: a declared validator without $jsonSchema is a query.
-    use mongo_schema::collection::{CollectionSpec, Validator};
+    use mongo_schema::spec::{CollectionSpec, Validator};
     let spec = CollectionSpec::new("orders").validator(Validator::from_document(
         &doc! { "status": { "$in": ["open"] } },
     ));

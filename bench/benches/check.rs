@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use bson::{Document, doc};
 use criterion::Criterion;
-use mongo_schema::collection::CollectionSpec;
-use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::normalize;
+use mongo_schema::spec::CollectionSpec;
+use mongo_schema::spec::{IndexKind, IndexSpec};
 use mongo_schema_cli::{Console, Outcome};
 use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
 
@@ -42,7 +42,7 @@ fn declared() -> Vec<CollectionSpec> {
     (0..COLLECTIONS)
         .map(|i| {
             let mut spec = CollectionSpec::new(format!("coll_{i:04}"));
-            spec.validator = Some(mongo_schema::collection::Validator::query(doc! {
+            spec.validator = Some(mongo_schema::spec::Validator::query(doc! {
                 "$jsonSchema": {
                     "bsonType": "object",
                     "required": ["user_id", "status"],

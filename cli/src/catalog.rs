@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 use bson::{Bson, Document, doc};
 use indexmap::IndexMap;
-use mongo_schema::collection::{CollectionSpec, ShardKey};
+use mongo_schema::catalog::shell;
 use mongo_schema::normalize;
+use mongo_schema::spec::{CollectionSpec, ShardKey};
 use mongodb::Database;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::deployment;
-use crate::shell;
 use mongo_schema::extjson::{self, ExtJsonMode, Layout};
 
 /// A database's collections and indexes, as the server listed them.

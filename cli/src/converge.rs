@@ -2,7 +2,7 @@
 //! at start-up. Safe by default: [`ensure_collections`] never drops anything.
 //!
 //! ```no_run
-//! # async fn start(db: mongodb::Database, declared: Vec<mongo_schema::collection::CollectionSpec>) -> anyhow::Result<()> {
+//! # async fn start(db: mongodb::Database, declared: Vec<mongo_schema::spec::CollectionSpec>) -> anyhow::Result<()> {
 //! let applied = mongo_schema_cli::converge::ensure_collections(&db, &declared).await?;
 //! for step in &applied.done {
 //!     println!("{}: {}", step.collection, step.summary);
@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 
 use anyhow::Context;
 use bson::{Bson, doc};
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions, Step};
+use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
 pub use crate::report::Applied;

@@ -4,7 +4,7 @@
 //! application links its declarations into its own binary instead, with a few lines in `src/bin/`:
 //!
 //! ```no_run
-//! use mongo_schema::collection::CollectionSpec;
+//! use mongo_schema::spec::CollectionSpec;
 //!
 //! fn main() -> std::process::ExitCode {
 //!     let collections: Vec<CollectionSpec> = Vec::new(); // the application's declarations
@@ -26,14 +26,13 @@ pub mod json_array;
 pub mod redact;
 pub mod render;
 pub mod report;
-pub mod shell;
 mod validate;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::Cli;
 pub use crate::console::Console;

@@ -5,9 +5,9 @@
 use bson::oid::ObjectId;
 use bson::{Decimal128, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::patterns::combine;
 use mongo_schema::patterns::computed::ComputedSpec;
+use mongo_schema::spec::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json, json_list};

@@ -5,7 +5,7 @@
 
 use bson::{Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::spec::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json, verdict};

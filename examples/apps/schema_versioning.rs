@@ -5,8 +5,8 @@
 
 use bson::{Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
 use mongo_schema::patterns::Update;
+use mongo_schema::spec::{Collection, CollectionSpec};
 use mongo_schema::version::Versioned;
 use serde::{Deserialize, Serialize};
 

@@ -4,8 +4,8 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec, ShardKey};
 use mongo_schema::lint::lint_collection;
+use mongo_schema::spec::{Collection, CollectionSpec, ShardKey};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};

@@ -5,9 +5,9 @@ use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
 use mongo_schema::access::{QueryRegistration, QuerySpec};
-use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::{IndexKind, IndexSpec};
 use mongo_schema::patterns::subset::SubsetSpec;
+use mongo_schema::spec::{Collection, CollectionSpec};
+use mongo_schema::spec::{IndexKind, IndexSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json, json_list};

@@ -5,7 +5,7 @@
 use bson::oid::ObjectId;
 use bson::{Decimal128, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
+use mongo_schema::spec::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use super::extended_reference::{Customer, Item, Status};

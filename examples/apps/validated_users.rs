@@ -5,8 +5,8 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, Document, doc};
 use mongo_schema::MongoSchema;
-use mongo_schema::collection::{Collection, CollectionSpec};
-use mongo_schema::index::IndexSpec;
+use mongo_schema::spec::IndexSpec;
+use mongo_schema::spec::{Collection, CollectionSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::{Example, json};

@@ -4,7 +4,7 @@
 //! with the index to add. Several examples declare a collection of the same name (`users`,
 //! `orders`, `products`, `reviews`): each example's lint checks its own queries only.
 
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 use mongo_schema_cli::{Console, Outcome};
 use mongo_schema_examples::{ALL, Example, apps};
 

@@ -8,13 +8,13 @@
 
 use bson::Document;
 
-use crate::collection::{
+use crate::generate::{MongoSchema, PathError, root_schema};
+use crate::schema::JsonSchema;
+use crate::spec::{
     Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
     TimeseriesOptions, ValidationAction, ValidationLevel,
 };
-use crate::generate::{MongoSchema, PathError, root_schema};
-use crate::index::{IndexKeys, IndexKind, IndexSpec};
-use crate::schema::JsonSchema;
+use crate::spec::{IndexKeys, IndexKind, IndexSpec};
 use crate::version::{Version, versioned};
 
 /// How a key is written in a declaration: `1`, `-1`, `"hashed"`, `"text"`, `"2d"`, `"2dsphere"`.
@@ -37,7 +37,7 @@ pub enum Key {
 impl Key {
     fn kind(self, path: &str) -> IndexKind {
         match self {
-            Key::Ascending | Key::Descending if crate::index::is_wildcard_path(path) => {
+            Key::Ascending | Key::Descending if crate::spec::is_wildcard_path(path) => {
                 IndexKind::Wildcard
             }
             Key::Ascending => IndexKind::Ascending,
@@ -193,7 +193,7 @@ fn json(ns: &str, what: &str, text: &str) -> Result<Document, SpecError> {
 }
 
 fn resolve<T: MongoSchema + ?Sized>(ns: &str, path: &str) -> Result<String, SpecError> {
-    crate::index::resolve_path::<T>(path).map_err(|e| path_error(ns, e))
+    crate::spec::resolve_path::<T>(path).map_err(|e| path_error(ns, e))
 }
 
 fn keys<T: MongoSchema + ?Sized>(ns: &str, keys: &[(&str, Key)]) -> Result<IndexKeys, SpecError> {
@@ -373,11 +373,11 @@ pub fn json_document(text: &str) -> Document {
 }
 
 /// Builds the spec, or panics with the error's message: the infallible
-/// [`crate::collection::Collection::collection_spec`] of a derived root.
+/// [`crate::spec::Collection::collection_spec`] of a derived root.
 ///
 /// # Panics
 /// When [`build`] fails; `mongo-schema generate` and `check` report the same error without
-/// panicking, through [`crate::collection::Collection::try_collection_spec`].
+/// panicking, through [`crate::spec::Collection::try_collection_spec`].
 pub fn build_or_panic<T: MongoSchema + ?Sized>(declared: &Declaration) -> CollectionSpec {
     match build::<T>(declared) {
         Ok(spec) => spec,

@@ -22,9 +22,22 @@
 //!     },
 //! );
 //! ```
+//!
+//! The collection around the schema is a [`CollectionSpec`] (the declared model, in [`spec`]):
+//! validator, options, indexes and shard key, as `#[mongo(collection = "...")]` declares them.
+//!
+//! ```
+//! use mongo_schema::{CollectionSpec, IndexKind, IndexSpec};
+//!
+//! let orders = CollectionSpec::new("orders")
+//!     .index(IndexSpec::new([("user_id", IndexKind::Ascending), ("at", IndexKind::Descending)]));
+//! assert_eq!(orders.indexes[0].default_name(), "user_id_1_at_-1");
+//! orders.check()?;
+//! # Ok::<(), mongo_schema::spec::SpecError>(())
+//! ```
 
 pub mod access;
-pub mod collection;
+pub mod catalog;
 pub mod declare;
 pub mod diff;
 pub mod eval;
@@ -32,7 +45,6 @@ pub mod evolve;
 pub mod extjson;
 pub mod formats;
 pub mod generate;
-pub mod index;
 pub mod infer;
 pub mod lint;
 pub mod manifest;
@@ -40,12 +52,15 @@ pub mod normalize;
 pub mod patterns;
 pub mod registry;
 pub mod schema;
+pub mod spec;
+mod value;
 pub mod version;
 
 pub use generate::{
     GeneratorSettings, MongoSchema, NumberTypes, PathError, SchemaGenerator, nullable, root_schema,
 };
 pub use schema::{BsonType, ExtJsonMode, JsonSchema};
+pub use spec::{Collection, CollectionSpec, IndexKind, IndexSpec};
 
 #[cfg(feature = "derive")]
 pub use mongo_schema_derive::MongoSchema;
@@ -60,11 +75,11 @@ pub mod __private {
     pub use inventory;
 
     pub use crate::access::{QueryRegistration, QuerySpec, resolve_all};
-    pub use crate::collection::{Collection, CollectionSpec, SpecError};
     pub use crate::declare;
     pub use crate::generate::derive_support;
     pub use crate::generate::{MongoSchema, PathError, SchemaGenerator};
     pub use crate::registry::Registration;
     pub use crate::schema::JsonSchema;
+    pub use crate::spec::{Collection, CollectionSpec, SpecError};
     pub use crate::version::{VersionError, Versioned, read_as, unknown, version_of};
 }

@@ -7,9 +7,9 @@ use std::fmt;
 
 use bson::Bson;
 
-use crate::collection::CollectionSpec;
-use crate::index::{IndexKind, IndexSpec};
 use crate::schema::{Additional, BsonType, Items, JsonSchema};
+use crate::spec::CollectionSpec;
+use crate::spec::{IndexKind, IndexSpec};
 
 /// The largest BSON document the server stores: 16 MiB.
 pub const MAX_BSON_SIZE: u64 = 16 * 1024 * 1024;
@@ -420,7 +420,7 @@ pub const LOW_CARDINALITY: usize = 4;
 /// `allow_unbounded` (stored paths, for specs read from a manifest).
 ///
 /// ```
-/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::spec::CollectionSpec;
 /// use mongo_schema::lint::{lint_collection, LintKind};
 /// use mongo_schema::{MongoSchema, SchemaGenerator, generate::object};
 ///
@@ -749,9 +749,9 @@ mod tests {
 
     mod collection_lints {
         use super::*;
-        use crate::collection::{CollectionSpec, ShardKey};
         use crate::generate::string_enum;
-        use crate::index::{IndexKind::*, IndexSpec};
+        use crate::spec::{CollectionSpec, ShardKey};
+        use crate::spec::{IndexKind::*, IndexSpec};
         use bson::doc;
 
         fn kinds(spec: &CollectionSpec) -> Vec<(LintKind, Severity, String)> {

@@ -6,14 +6,14 @@
 
 use bson::{Bson, Document};
 
-use crate::collection::{CollectionSpec, DocumentError, SpecError};
 use crate::extjson::{self, ExtJsonError, ExtJsonMode};
+use crate::spec::{CollectionSpec, DocumentError, SpecError};
 
 /// Declared collections, sorted by name.
 ///
 /// ```
-/// use mongo_schema::collection::CollectionSpec;
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::CollectionSpec;
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::manifest::Manifest;
 ///
 /// let manifest = Manifest::new(vec![
@@ -149,9 +149,9 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::{Collation, Granularity, ShardKey, TimeseriesOptions};
-    use crate::index::{IndexKind::*, IndexSpec};
     use crate::schema::{BsonType, JsonSchema};
+    use crate::spec::{Collation, Granularity, ShardKey, TimeseriesOptions};
+    use crate::spec::{IndexKind::*, IndexSpec};
 
     fn sample() -> Manifest {
         Manifest::new(vec![

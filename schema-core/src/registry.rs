@@ -2,13 +2,13 @@
 //! submits one [`Registration`] per `#[mongo(collection = "...")]` type through `inventory`, and
 //! [`collections`] gathers them for the manifest and the drift check.
 
-use crate::collection::{CollectionSpec, SpecError};
+use crate::spec::{CollectionSpec, SpecError};
 
 /// One collection root, as the derive submits it:
 ///
 /// ```text
 /// ::mongo_schema::__private::inventory::submit! {
-///     ::mongo_schema::registry::Registration::new(<Order as ::mongo_schema::collection::Collection>::collection_spec)
+///     ::mongo_schema::registry::Registration::new(<Order as ::mongo_schema::spec::Collection>::collection_spec)
 /// }
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -113,7 +113,7 @@ pub(crate) fn check_all(specs: &[CollectionSpec]) -> Result<(), SpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{IndexKind, IndexSpec};
+    use crate::spec::{IndexKind, IndexSpec};
 
     fn zebras() -> CollectionSpec {
         CollectionSpec::new("zebras")

@@ -4,8 +4,8 @@
 //! stops the run. It reports what was done, failed, blocked and remains; running it again
 //! converges, and on an applied deployment it says so and does nothing.
 
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::PlanOptions;
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::ApplyArgs;
 use crate::console::Console;

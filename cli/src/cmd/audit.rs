@@ -4,8 +4,8 @@
 
 use anyhow::Context;
 use bson::{Bson, Document, doc};
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::eval;
+use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
 use crate::args::{AuditArgs, ReportFormat};

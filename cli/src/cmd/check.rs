@@ -1,8 +1,8 @@
 //! `check`: declared against live, after normalizing both; every difference classified by what
 //! fixing it would take. Exit 0 in sync, 1 drift, 2 could not check. Never writes.
 
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::{self, Change};
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::{CheckArgs, LiveArgs, ReportFormat};
 use crate::catalog::{self, Catalog};

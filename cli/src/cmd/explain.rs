@@ -13,7 +13,7 @@
 use anyhow::{Context as _, bail};
 use bson::{Bson, Document};
 use mongo_schema::access::{self, ExplainSummary, QuerySpec};
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
 use crate::args::{ExplainArgs, ExplainFormat};

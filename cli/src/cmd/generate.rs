@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::manifest::Manifest;
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::{GenerateArgs, ManifestFormat};
 use crate::console::Console;

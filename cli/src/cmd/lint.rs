@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use anyhow::Context as _;
 use mongo_schema::access::{self, QuerySpec};
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::eval;
 use mongo_schema::lint;
 use mongo_schema::schema::{Items, JsonSchema};
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::{LintArgs, ReportFormat};
 use crate::console::Console;

@@ -16,8 +16,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::manifest::Manifest;
+use mongo_schema::spec::CollectionSpec;
 
 use crate::Outcome;
 use crate::args::{Command, DeclaredArgs};

@@ -1,8 +1,8 @@
 //! `plan`: the ordered server commands that would make live match declared (creates before drops,
 //! drops only with `--prune`), with expensive and risky steps marked. Never writes.
 
-use mongo_schema::collection::CollectionSpec;
 use mongo_schema::diff::{self, PlanOptions};
+use mongo_schema::spec::CollectionSpec;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::catalog::Catalog;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use bson::{Bson, Document, spec::BinarySubtype};
-use mongo_schema::collection::CollectionSpec;
+use mongo_schema::spec::CollectionSpec;
 
 /// The prelude of every script: stop at the first failing command and say which.
 const PRELUDE: &str = "\

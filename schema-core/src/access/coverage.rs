@@ -8,8 +8,8 @@ use super::implication::implies;
 use super::multikey::{MultikeyPaths, is_same_or_under};
 use super::query::{Direction, QuerySpec};
 use super::shape::{Fact, Shape};
-use crate::collection::read;
-use crate::index::{IndexKeys, IndexKind, IndexSpec, is_wildcard_path};
+use crate::spec::read;
+use crate::spec::{IndexKeys, IndexKind, IndexSpec, is_wildcard_path};
 
 /// How one index serves one query.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +84,7 @@ impl Coverage {
 ///
 /// ```
 /// use mongo_schema::access::{coverage, Direction, MultikeyPaths, QuerySpec};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// let indexes = [IndexSpec::new([("user_id", Ascending), ("created_at", Descending)])];
 /// let query = QuerySpec::new("recent").eq("user_id").sort("created_at", Direction::Ascending);
 /// let found = coverage(&indexes, &query, &MultikeyPaths::none());

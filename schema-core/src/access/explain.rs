@@ -5,8 +5,8 @@ use bson::{Bson, Document, doc};
 use super::multikey::MAX_SCHEMA_DEPTH;
 use super::query::QuerySpec;
 use super::shape::dedup;
-use crate::collection::read;
-use crate::index::{IndexKeys, IndexSpec};
+use crate::spec::read;
+use crate::spec::{IndexKeys, IndexSpec};
 
 /// The time limit [`explain_command`] callers use by default: 5 seconds per query.
 pub const DEFAULT_MAX_TIME_MS: u32 = 5_000;

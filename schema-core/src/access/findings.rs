@@ -8,8 +8,8 @@ use bson::{Document, doc};
 use super::coverage::coverage;
 use super::multikey::MultikeyPaths;
 use super::query::{Direction, QuerySpec};
-use crate::collection::CollectionSpec;
-use crate::index::{IndexKind, IndexSpec, is_wildcard_path};
+use crate::spec::CollectionSpec;
+use crate::spec::{IndexKind, IndexSpec, is_wildcard_path};
 
 /// How serious a finding is. `lint` exits 1 when any finding is an [`Severity::Error`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -137,7 +137,7 @@ impl AccessFinding {
     ///
     /// ```
     /// use mongo_schema::access::{lint, QuerySpec};
-    /// use mongo_schema::collection::CollectionSpec;
+    /// use mongo_schema::spec::CollectionSpec;
     /// let findings = lint(&CollectionSpec::new("users"), &[QuerySpec::new("by_email").eq("email")]);
     /// let d = findings[0].to_document();
     /// assert_eq!(d.get_str("code")?, "no-serving-index");
@@ -226,8 +226,8 @@ pub(super) fn id_index() -> IndexSpec {
 ///
 /// ```
 /// use mongo_schema::access::{lint, has_errors, QuerySpec};
-/// use mongo_schema::collection::CollectionSpec;
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::CollectionSpec;
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// let orders = CollectionSpec::new("orders")
 ///     .index(IndexSpec::new([("user_id", Ascending), ("created_at", Descending)]));
 /// let queries = [QuerySpec::new("by_user").eq("user_id").sort_desc("created_at")];

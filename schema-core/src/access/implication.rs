@@ -3,8 +3,8 @@
 use bson::{Bson, Document};
 
 use super::shape::{Cmp, Fact, is_operator_document};
-use crate::collection::read;
 use crate::normalize::values_equal;
+use crate::spec::read;
 
 /// Whether a query asserting `facts` certainly matches only documents that `filter` matches, so
 /// that a partial index with this `partialFilterExpression` holds every document the query can

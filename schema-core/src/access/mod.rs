@@ -1,7 +1,7 @@
 //! Access patterns: declared queries ([`QuerySpec`]) checked against a collection's indexes.
 //!
 //! Declarations (the derive, or hand-written code) build `QuerySpec`s; [`coverage`] and [`lint`]
-//! judge them statically against a [`CollectionSpec`](crate::collection::CollectionSpec)'s indexes by the server's index-selection
+//! judge them statically against a [`CollectionSpec`](crate::spec::CollectionSpec)'s indexes by the server's index-selection
 //! rules; [`explain_command`] and [`ExplainSummary`] confirm them on a live deployment.
 //!
 //! # The rules, and the manual pages they come from

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::collection::CollectionSpec;
 use crate::schema::{Additional, BsonType, Items, JsonSchema};
+use crate::spec::CollectionSpec;
 
 /// Paths that may hold arrays: an index over them is multikey ("Multikey Indexes").
 ///

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document, doc};
 
-use crate::collection::DocumentError;
-use crate::collection::read;
 use crate::generate::{MongoSchema, PathError};
-use crate::index::IndexKind;
+use crate::spec::DocumentError;
+use crate::spec::IndexKind;
+use crate::spec::read;
 
 /// The direction of one sort field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -254,7 +254,7 @@ impl QuerySpec {
     ///     },
     /// );
     /// assert_eq!(QuerySpec::from_document(&doc)?, query);
-    /// # Ok::<(), mongo_schema::collection::DocumentError>(())
+    /// # Ok::<(), mongo_schema::spec::DocumentError>(())
     /// ```
     pub fn to_document(&self) -> Document {
         let mut d = doc! { "name": &self.name };

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use bson::{Bson, Document};
 
 use super::query::{Direction, QuerySpec};
-use crate::collection::read;
+use crate::spec::read;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Cmp {

@@ -7,11 +7,11 @@ use super::explain::*;
 use super::findings::*;
 use super::multikey::*;
 use super::query::*;
-use crate::collection::CollectionSpec;
-use crate::index::IndexKind::*;
-use crate::index::IndexSpec;
 use crate::schema::JsonSchema;
 use crate::schema::{BsonType, Items};
+use crate::spec::CollectionSpec;
+use crate::spec::IndexKind::*;
+use crate::spec::IndexSpec;
 use bson::doc;
 
 fn none() -> MultikeyPaths {
@@ -569,7 +569,7 @@ fn indexes_with_options_are_not_redundant_by_prefix() {
         a().sparse(true),
         a().partial_filter_expression(doc! { "a": { "$exists": true } }),
         a().expire_after_seconds(60),
-        a().collation(crate::collection::Collation::new("fr")),
+        a().collation(crate::spec::Collation::new("fr")),
         IndexSpec::new([("a", Hashed)]),
         IndexSpec::new([("a", Text)]),
     ] {

@@ -8,13 +8,12 @@
 
 use bson::{Bson, Document};
 
-use super::compare::same_identity;
 use super::plan::Plan;
-use crate::collection::{
+use crate::normalize::{self, same_identity};
+use crate::spec::IndexSpec;
+use crate::spec::{
     Capped, CollectionSpec, Granularity, ValidationAction, ValidationLevel, Validator, read,
 };
-use crate::index::IndexSpec;
-use crate::normalize;
 
 /// A command the model refuses, with the server's error code.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -227,7 +226,7 @@ fn index_mod(spec: &mut CollectionSpec, change: &Document) -> Result<(), ApplyEr
             .iter_mut()
             .find(|i| i.name.as_deref() == Some(name)),
         (_, Ok(keys)) => {
-            let keys = crate::index::IndexKeys::from_document(keys);
+            let keys = crate::spec::IndexKeys::from_document(keys);
             spec.indexes.iter_mut().find(|i| i.keys == keys)
         }
         _ => return Err(fail(cmd, 2, "index needs a name or a keyPattern")),

@@ -3,9 +3,11 @@
 use bson::{Bson, Document};
 
 use super::{Aspect, Change, ChangeKind};
-use crate::collection::{CollectionSpec, ValidationAction, ValidationLevel};
-use crate::index::IndexSpec;
-use crate::normalize::{self, collations_match, create_form, filters_equal, values_equal};
+use crate::normalize::{
+    self, collations_match, create_form, optional_filters_equal, same_identity, values_equal,
+};
+use crate::spec::IndexSpec;
+use crate::spec::{CollectionSpec, ValidationAction, ValidationLevel};
 
 /// The manifest entry of a canonical spec in the form `create`/`createIndexes` take: defaults
 /// the server fills are left out again, indexes are in their `createIndexes` form.
@@ -290,42 +292,12 @@ fn unmanaged(
     }
 }
 
-fn capped_doc(c: &crate::collection::Capped) -> Bson {
+fn capped_doc(c: &crate::spec::Capped) -> Bson {
     let mut d = bson::doc! { "size": c.size };
     if let Some(max) = c.max {
         d.insert("max", max);
     }
     Bson::Document(d)
-}
-
-/// Whether two canonical indexes have one identity: key pattern, collation, partial filter,
-/// unique (unless `ignore_unique`), sparse and wildcard projection.
-pub(super) fn same_identity(d: &IndexSpec, l: &IndexSpec, ignore_unique: bool) -> bool {
-    d.keys == l.keys
-        && collations_match(d.collation.as_ref(), l.collation.as_ref())
-        && optional_filters_equal(
-            d.partial_filter_expression.as_ref(),
-            l.partial_filter_expression.as_ref(),
-        )
-        && (ignore_unique || d.unique == l.unique)
-        && d.sparse == l.sparse
-        && optional_filters_equal(
-            d.wildcard_projection.as_ref(),
-            l.wildcard_projection.as_ref(),
-        )
-}
-
-/// [`same_identity`] with `unique` compared.
-pub(crate) fn same_identity_exact(d: &IndexSpec, l: &IndexSpec) -> bool {
-    same_identity(d, l, false)
-}
-
-fn optional_filters_equal(a: Option<&Document>, b: Option<&Document>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(x), Some(y)) => filters_equal(x, y),
-        _ => false,
-    }
 }
 
 /// The identity parts in which two indexes differ.
@@ -563,7 +535,7 @@ fn indexes(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
 }
 
 fn shard_key(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
-    let show = |k: &crate::collection::ShardKey| Some(Bson::Document(k.to_document()));
+    let show = |k: &crate::spec::ShardKey| Some(Bson::Document(k.to_document()));
     match (&d.shard_key, &l.shard_key) {
         (None, None) => {}
         (Some(a), Some(b)) if a == b => {}
@@ -596,9 +568,9 @@ fn shard_key(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::collection::{CollectionSpec, ShardKey};
     use crate::diff::{Aspect, ChangeKind, diff, has_drift};
-    use crate::index::{IndexKind::*, IndexSpec};
+    use crate::spec::{CollectionSpec, ShardKey};
+    use crate::spec::{IndexKind::*, IndexSpec};
 
     // SERVER-FACTS: "Match declared and live indexes by identity, then compare name and the
     // other options."
@@ -648,7 +620,7 @@ mod tests {
 
     #[test]
     fn granularity_only_rises_in_place() {
-        use crate::collection::{Granularity, TimeseriesOptions};
+        use crate::spec::{Granularity, TimeseriesOptions};
         let ts =
             |g| CollectionSpec::new("t").timeseries(TimeseriesOptions::new("at").granularity(g));
         let up = diff(&[ts(Granularity::Hours)], &[ts(Granularity::Minutes)]);

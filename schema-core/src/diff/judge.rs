@@ -122,8 +122,8 @@ fn looser(d: &Document, l: &Document) -> bool {
 }
 
 fn compare(a: &Bson, b: Option<&Bson>) -> Option<std::cmp::Ordering> {
-    let x = crate::collection::read::number(a)?;
-    let y = crate::collection::read::number(b?)?;
+    let x = crate::spec::read::number(a)?;
+    let y = crate::spec::read::number(b?)?;
     x.partial_cmp(&y)
 }
 

@@ -14,11 +14,10 @@ use std::fmt;
 
 use bson::{Bson, Document};
 
-use crate::collection::CollectionSpec;
 use crate::normalize;
+use crate::spec::CollectionSpec;
 
 pub use apply::{ApplyError, apply_command, apply_plan};
-pub(crate) use compare::same_identity_exact as same_identity;
 pub use judge::{Tightening, validator_tightening};
 pub use plan::{Plan, PlanOptions, Skipped, Step, plan};
 
@@ -193,9 +192,9 @@ impl fmt::Display for Change {
 ///
 /// ```
 /// use bson::doc;
-/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::spec::CollectionSpec;
 /// use mongo_schema::diff::{ChangeKind, diff};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::normalize::live_collection;
 ///
 /// let declared = [CollectionSpec::new("orders")

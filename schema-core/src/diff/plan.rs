@@ -248,9 +248,9 @@ impl Builder<'_> {
 /// Orders the commands that fix `changes` ([`PlanOptions`] says how far to go).
 ///
 /// ```
-/// use mongo_schema::collection::CollectionSpec;
+/// use mongo_schema::spec::CollectionSpec;
 /// use mongo_schema::diff::{PlanOptions, diff, plan};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// let declared = [CollectionSpec::new("orders").index(IndexSpec::new([("user_id", Ascending)]))];
 /// let plan = plan(&diff(&declared, &[]), &PlanOptions::default());
 /// let names: Vec<&str> = plan.steps.iter().map(|s| s.command.keys().next().unwrap().as_str()).collect();
@@ -778,10 +778,10 @@ fn is_hidden(change: &Change) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collection::CollectionSpec;
     use crate::diff::diff;
-    use crate::index::{IndexKind::*, IndexSpec};
     use crate::normalize::live;
+    use crate::spec::CollectionSpec;
+    use crate::spec::{IndexKind::*, IndexSpec};
 
     fn declared() -> Vec<CollectionSpec> {
         vec![CollectionSpec::new("c").index(IndexSpec::new([("new", Ascending)]))]
@@ -986,14 +986,12 @@ mod tests {
 
     #[test]
     fn a_loosened_validator_is_not_risky() {
-        let strict =
-            CollectionSpec::new("c").validator(crate::collection::Validator::from_document(
-                &bson::doc! { "$jsonSchema": { "required": ["a", "b"] } },
-            ));
-        let loose =
-            CollectionSpec::new("c").validator(crate::collection::Validator::from_document(
-                &bson::doc! { "$jsonSchema": { "required": ["a"] } },
-            ));
+        let strict = CollectionSpec::new("c").validator(crate::spec::Validator::from_document(
+            &bson::doc! { "$jsonSchema": { "required": ["a", "b"] } },
+        ));
+        let loose = CollectionSpec::new("c").validator(crate::spec::Validator::from_document(
+            &bson::doc! { "$jsonSchema": { "required": ["a"] } },
+        ));
         let loosen = plan(
             &diff(std::slice::from_ref(&loose), std::slice::from_ref(&strict)),
             &PlanOptions::default(),

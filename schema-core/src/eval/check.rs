@@ -3,14 +3,14 @@
 
 use std::cmp::Ordering;
 
-use super::compare::equal;
 use super::compile::{
     ArrRules, Bound, Dep, EncryptOutcome, EnumSet, Extra, ItemsRule, Node, NumRules, ObjRules,
     StrRules, type_bit,
 };
-use super::number::{Num, cmp_num, is_multiple};
-use super::pattern::is_match;
-use super::raw::{Bad, Iter, f64_of, i32_of, i64_of, num_of, str_bytes, ty};
+use crate::value::compare::equal;
+use crate::value::number::{Num, cmp_num, is_multiple};
+use crate::value::pattern::is_match;
+use crate::value::raw::{Bad, Iter, f64_of, i32_of, i64_of, num_of, str_bytes, ty};
 
 /// Which named properties a document has: a bitset on the stack for up to 256 names.
 pub(crate) struct Seen {
@@ -155,7 +155,7 @@ pub(crate) fn num_ok(r: &NumRules, v: Num) -> bool {
         // Whole numbers against a whole divisor: no decimal conversion needed.
         if let (
             Num::Int(x),
-            super::number::Dec::Finite {
+            crate::value::number::Dec::Finite {
                 neg: _,
                 coeff,
                 exp: 0,

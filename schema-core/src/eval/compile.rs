@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::compare::to_raw_value;
-use super::number::{Dec, Num};
-use super::pattern::{self, Pattern};
-use super::raw::{head_word, ty};
 use crate::schema::{Additional, BsonType, Dependency, Items, JsonSchema, parse::ParseError};
+use crate::value::compare::to_raw_value;
+use crate::value::number::{Dec, Num};
+use crate::value::pattern::{self, Pattern};
+use crate::value::raw::{head_word, ty};
 
 /// The type bit of every element type byte (MinKey and MaxKey get bits 20 and 21).
 const TYPE_BITS: [u32; 256] = {
@@ -142,8 +142,8 @@ impl EnumSet {
             .iter()
             .map(|v| {
                 let wrapper = to_raw_value(v);
-                let e =
-                    super::compare::first_elem(&wrapper).expect("a serialized value reads back");
+                let e = crate::value::compare::first_elem(&wrapper)
+                    .expect("a serialized value reads back");
                 (e.ty, e.value.into())
             })
             .collect();
@@ -329,7 +329,7 @@ pub(crate) enum Lookup {
 const LINEAR_MAX: usize = 12;
 
 impl Lookup {
-    /// The name expected at `hint` as `(length, head word)`, for [`super::raw::Iter::next_expecting`].
+    /// The name expected at `hint` as `(length, head word)`, for [`crate::value::raw::Iter::next_expecting`].
     #[inline]
     pub(crate) fn expected(&self, hint: usize) -> Option<(usize, u64)> {
         match self {
@@ -464,11 +464,11 @@ pub(crate) fn compile(s: &JsonSchema, path: &str, root: bool) -> Result<Node, Co
         if s.minimum.is_some() || s.maximum.is_some() || s.multiple_of.is_some() {
             let minimum = s
                 .minimum
-                .map(|m| Bound::new(Num::from_ir(m), s.exclusive_minimum.unwrap_or(false)));
+                .map(|m| Bound::new(m.to_num(), s.exclusive_minimum.unwrap_or(false)));
             let maximum = s
                 .maximum
-                .map(|m| Bound::new(Num::from_ir(m), s.exclusive_maximum.unwrap_or(false)));
-            let multiple_of = s.multiple_of.map(|m| Num::from_ir(m).to_dec15());
+                .map(|m| Bound::new(m.to_num(), s.exclusive_maximum.unwrap_or(false)));
+            let multiple_of = s.multiple_of.map(|m| m.to_num().to_dec15());
             n.num = Some(Box::new(NumRules {
                 minimum,
                 maximum,

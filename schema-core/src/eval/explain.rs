@@ -10,10 +10,10 @@ use bson::{Bson, Document, doc};
 
 use super::check::{check, code_points, first_duplicate, in_enum, within};
 use super::compile::{Dep, EncryptOutcome, Extra, ItemsRule, Node, type_bit};
-use super::number::is_multiple;
-use super::pattern::is_match;
-use super::raw::{Bad, Iter, num_of, str_bytes, ty};
 use crate::schema::{Additional, Dependency, Items, JsonSchema, TypeConstraint};
+use crate::value::number::is_multiple;
+use crate::value::pattern::is_match;
+use crate::value::raw::{Bad, Iter, num_of, str_bytes, ty};
 
 /// One failed rule: where, which keyword, and a sentence saying what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

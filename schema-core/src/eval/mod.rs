@@ -79,22 +79,19 @@
 //! exactly after converting doubles to 15 significant digits (as the server's `numberDecimal()`).
 
 mod check;
-pub(crate) mod compare;
 mod compile;
 mod explain;
-pub(crate) mod number;
 mod paths;
-pub(crate) mod pattern;
-mod raw;
 
 use bson::{Document, RawDocument};
 
+pub use crate::value::raw::{MAX_DEPTH, MalformedBson};
 pub use compile::CompileError;
 pub use explain::Failure;
-pub use raw::{MAX_DEPTH, MalformedBson};
 
 use crate::schema::JsonSchema;
 use crate::schema::parse::{ParseError, ParsedValidator};
+use crate::value::raw;
 
 /// The version of the PCRE2 library patterns run on, as it reports itself (`10.42 2022-12-11`,
 /// the release the server vendors in `src/third_party/pcre2`).

@@ -34,8 +34,8 @@ use std::cmp::Ordering;
 use bson::{Bson, Document, RawDocumentBuf};
 
 use crate::eval::Validator;
-use crate::eval::number::{Dec, Num, cmp_num, is_multiple};
 use crate::schema::{Additional, BsonType, Dependency, Items, JsonSchema};
+use crate::value::number::{Dec, Num, cmp_num, is_multiple};
 
 /// Why containment was not shown.
 pub type Reason = String;
@@ -910,13 +910,13 @@ fn numbers(parts: &[&JsonSchema], new: &JsonSchema, types: Types) -> Result<(), 
     let mut divisors: Vec<Dec> = Vec::new();
     for p in parts {
         if let Some(m) = p.minimum {
-            lows.push((Num::from_ir(m), p.exclusive_minimum.unwrap_or(false)));
+            lows.push((m.to_num(), p.exclusive_minimum.unwrap_or(false)));
         }
         if let Some(m) = p.maximum {
-            highs.push((Num::from_ir(m), p.exclusive_maximum.unwrap_or(false)));
+            highs.push((m.to_num(), p.exclusive_maximum.unwrap_or(false)));
         }
         if let Some(m) = p.multiple_of {
-            divisors.push(Num::from_ir(m).to_dec15());
+            divisors.push(m.to_num().to_dec15());
         }
     }
     // Integers carry their type's range and are multiples of 1.
@@ -936,7 +936,7 @@ fn numbers(parts: &[&JsonSchema], new: &JsonSchema, types: Types) -> Result<(), 
     lows.retain(|b| !b.0.is_nan());
     highs.retain(|b| !b.0.is_nan());
     if let Some(m) = new.minimum {
-        let b = (Num::from_ir(m), new.exclusive_minimum.unwrap_or(false));
+        let b = (m.to_num(), new.exclusive_minimum.unwrap_or(false));
         if b.0.is_nan() || !lows.iter().any(|&l| bound_implies(l, b, true)) {
             return Err(format!(
                 "numbers below the new minimum {m} are accepted today"
@@ -944,7 +944,7 @@ fn numbers(parts: &[&JsonSchema], new: &JsonSchema, types: Types) -> Result<(), 
         }
     }
     if let Some(m) = new.maximum {
-        let b = (Num::from_ir(m), new.exclusive_maximum.unwrap_or(false));
+        let b = (m.to_num(), new.exclusive_maximum.unwrap_or(false));
         if b.0.is_nan() || !highs.iter().any(|&h| bound_implies(h, b, false)) {
             return Err(format!(
                 "numbers above the new maximum {m} are accepted today"
@@ -952,7 +952,7 @@ fn numbers(parts: &[&JsonSchema], new: &JsonSchema, types: Types) -> Result<(), 
         }
     }
     if let Some(m) = new.multiple_of {
-        let d = Num::from_ir(m).to_dec15();
+        let d = m.to_num().to_dec15();
         if !divisors.iter().any(|&o| is_multiple(o, d)) {
             return Err(format!(
                 "numbers that are not multiples of {m} are accepted today"

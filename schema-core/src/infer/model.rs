@@ -321,11 +321,12 @@ impl Builder<'_> {
                 note,
             });
         }
-        let names = if names::camel_case_fits(&fields) {
-            FieldNames::CamelCase
-        } else {
-            FieldNames::AsIs
-        };
+        let names =
+            if names::camel_case_fits(fields.iter().map(|f| (f.ident.as_str(), f.name.as_str()))) {
+                FieldNames::CamelCase
+            } else {
+                FieldNames::AsIs
+            };
         let s = &mut self.model.structs[index];
         s.fields = fields;
         s.names = names;

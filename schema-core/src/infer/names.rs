@@ -3,8 +3,6 @@
 
 use std::collections::HashSet;
 
-use super::model::Field;
-
 /// Keywords a field may still use as a raw identifier (`r#type`).
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
@@ -185,16 +183,17 @@ pub fn camel_case(field: &str) -> String {
 }
 
 /// Whether `rename_all = "camelCase"` names every field but `_id` (which is always renamed) and
-/// is needed by at least one: a field whose identifier is its stored name already fits.
-pub fn camel_case_fits(fields: &[Field]) -> bool {
-    let others = fields.iter().filter(|f| f.name != "_id");
+/// is needed by at least one: a field whose identifier is its stored name already fits. Each
+/// field is given as its `(identifier, stored name)`.
+pub fn camel_case_fits<'a>(fields: impl IntoIterator<Item = (&'a str, &'a str)>) -> bool {
+    let others = fields.into_iter().filter(|(_, name)| *name != "_id");
     let mut needed = false;
-    for f in others {
-        let ident = unraw(&f.ident);
-        if camel_case(ident) != f.name {
+    for (ident, name) in others {
+        let ident = unraw(ident);
+        if camel_case(ident) != name {
             return false;
         }
-        needed |= ident != f.name;
+        needed |= ident != name;
     }
     needed
 }

@@ -11,6 +11,8 @@ use std::fmt;
 use bson::{Bson, Document};
 use indexmap::IndexMap;
 
+use crate::value::number::{Dec, Num};
+
 pub use render::ExtJsonMode;
 
 /// One `$jsonSchema` node.
@@ -368,6 +370,16 @@ pub enum Number {
 }
 
 impl Number {
+    /// The bound as the evaluator compares it: by value across the four numeric types.
+    pub(crate) fn to_num(self) -> Num {
+        match self {
+            Number::Int32(v) => Num::Int(i64::from(v)),
+            Number::Int64(v) => Num::Int(v),
+            Number::Double(v) => Num::Double(v),
+            Number::Decimal128(v) => Num::Dec(Dec::from_bytes(v.bytes())),
+        }
+    }
+
     /// The number as a BSON value of its own type.
     pub fn to_bson(self) -> Bson {
         match self {

@@ -12,7 +12,7 @@ use indexmap::IndexMap;
 use super::{
     Additional, BsonType, Dependency, Items, JsonSchema, JsonType, Number, TypeConstraint,
 };
-use crate::eval::number::Dec;
+use crate::value::number::Dec;
 
 /// The server's `FailedToParse` error code.
 pub const FAILED_TO_PARSE: i32 = 9;
@@ -546,7 +546,7 @@ pub(crate) fn check_pattern(pattern: &str, path: &str) -> Result<(), ParseError>
             "Regular expression cannot contain an embedded null byte".to_string(),
         ));
     }
-    crate::eval::pattern::compile(pattern)
+    crate::value::pattern::compile(pattern)
         .map(|_| ())
         .map_err(|reason| ParseError::InvalidPattern {
             path: path.to_string(),
@@ -559,7 +559,7 @@ pub(crate) fn check_pattern(pattern: &str, path: &str) -> Result<(), ParseError>
 /// ones: `InternalSchemaAllowedPropertiesMatchExpression`'s constructor fails with BadValue
 /// "Invalid regular expression: ..." (not the 51091 of `pattern`).
 pub(crate) fn check_name_pattern(pattern: &str, path: &str) -> Result<(), ParseError> {
-    crate::eval::pattern::compile_name(pattern)
+    crate::value::pattern::compile_name(pattern)
         .map(|_| ())
         .map_err(|reason| invalid_name_pattern(path, &reason))
 }
@@ -654,11 +654,11 @@ fn additional(
 fn has_duplicate(values: &[Bson]) -> bool {
     let raws: Vec<Vec<u8>> = values
         .iter()
-        .map(crate::eval::compare::to_raw_value)
+        .map(crate::value::compare::to_raw_value)
         .collect();
     for i in 0..raws.len() {
         for j in i + 1..raws.len() {
-            if crate::eval::compare::raw_values_equal(&raws[i], &raws[j]) {
+            if crate::value::compare::raw_values_equal(&raws[i], &raws[j]) {
                 return true;
             }
         }
@@ -780,7 +780,7 @@ fn parse_node(
                 "$jsonSchema keyword 'multipleOf' must be a number".to_string(),
             ));
         };
-        let d = crate::eval::number::Num::from_ir(n).to_dec15();
+        let d = n.to_num().to_dec15();
         let non_positive = match d {
             Dec::NaN => false,
             Dec::Inf(neg) => neg,

@@ -825,28 +825,6 @@ pub(crate) fn drop_database(state: &mut State, cx: &Context<'_>) -> Document {
     ok()
 }
 
-/// Creates a collection with default options if it does not exist (what `createIndexes` and
-/// `insert` do); returns whether it was created.
-pub(crate) fn ensure(
-    state: &mut State,
-    db: &str,
-    name: &str,
-    command: &str,
-) -> Result<bool, CommandError> {
-    if let Some(existing) = state.collection(db, name) {
-        if existing.kind() == "view" {
-            return Err(CommandError::new(
-                166,
-                format!("Namespace {db}.{name} is a view, not a collection"),
-            ));
-        }
-        return Ok(false);
-    }
-    let built = build(state, db, name, &Document::new(), command)?;
-    state.put_collection(db, built.collection);
-    Ok(true)
-}
-
 /// Whether `doc` passes the collection's validator; `Err` carries the writeError's `errInfo`.
 ///
 /// Source: the manual's "Schema Validation": level `off` skips validation; from 5.0 a rejection

@@ -28,7 +28,7 @@ pub(crate) fn insert(state: &mut State, cx: &Context<'_>) -> Result<Document, Co
     };
     let ordered = cx.body.get_bool("ordered").unwrap_or(true);
     let bypass = cx.flag("bypassDocumentValidation");
-    collection::ensure(state, cx.db, &name, "insert")?;
+    super::ensure_collection(state, cx.db, &name, "insert")?;
     let snapshot = state
         .collection(cx.db, &name)
         .expect("ensure just made the collection")

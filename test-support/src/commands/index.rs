@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document, Uuid, doc};
 
-use super::{Context, collection, same_unordered, wrong_type};
+use super::{Context, ensure_collection, same_unordered, wrong_type};
 use crate::Quirks;
 use crate::collation;
 use crate::error::{CommandError, code};
@@ -120,7 +120,7 @@ pub(crate) fn create_indexes(
         };
         specs.push(normalize_spec(spec, existing_collation.as_ref(), &quirks)?);
     }
-    let created = collection::ensure(state, cx.db, &name, "createIndexes")?;
+    let created = ensure_collection(state, cx.db, &name, "createIndexes")?;
     let target = state
         .collection_mut(cx.db, &name)
         .expect("ensure just made the collection");

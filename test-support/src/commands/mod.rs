@@ -180,6 +180,28 @@ impl Context<'_> {
     }
 }
 
+/// Creates a collection with default options if it does not exist (what `createIndexes` and
+/// `insert` do); returns whether it was created.
+pub(crate) fn ensure_collection(
+    state: &mut State,
+    db: &str,
+    name: &str,
+    command: &str,
+) -> Result<bool, CommandError> {
+    if let Some(existing) = state.collection(db, name) {
+        if existing.kind() == "view" {
+            return Err(CommandError::new(
+                166,
+                format!("Namespace {db}.{name} is a view, not a collection"),
+            ));
+        }
+        return Ok(false);
+    }
+    let built = collection::build(state, db, name, &Document::new(), command)?;
+    state.put_collection(db, built.collection);
+    Ok(true)
+}
+
 /// IDL's wrong-type message: "BSON field 'create.validator' is the wrong type 'string', expected
 /// type 'object'" (TypeMismatch 14).
 pub(crate) fn wrong_type(command: &str, field: &str, value: &Bson, expected: &str) -> CommandError {

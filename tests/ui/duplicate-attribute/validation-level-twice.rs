@@ -10,5 +10,5 @@ struct Thing {
 }
 
 fn main() {
-    let _ = <Thing as mongo_schema::collection::Collection>::collection_spec();
+    let _ = <Thing as mongo_schema::spec::Collection>::collection_spec();
 }

@@ -71,7 +71,7 @@ pub enum Colour {
 mod tests {
     use super::*;
     use schema::MongoSchema as _;
-    use schema::collection::Collection as _;
+    use schema::spec::Collection as _;
     use schema::version::Versioned as _;
 
     #[test]

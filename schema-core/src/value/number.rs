@@ -216,17 +216,6 @@ pub(crate) enum Num {
 }
 
 impl Num {
-    /// Converts a schema bound.
-    pub(crate) fn from_ir(n: crate::schema::Number) -> Num {
-        use crate::schema::Number;
-        match n {
-            Number::Int32(v) => Num::Int(i64::from(v)),
-            Number::Int64(v) => Num::Int(v),
-            Number::Double(v) => Num::Double(v),
-            Number::Decimal128(v) => Num::Dec(Dec::from_bytes(v.bytes())),
-        }
-    }
-
     /// Whether the value is a NaN.
     pub(crate) fn is_nan(self) -> bool {
         match self {

@@ -6,8 +6,11 @@ use std::fmt;
 
 use bson::{Bson, Document};
 
+use super::collation::Collation;
+use super::error::{DocumentError, SpecError};
+use super::index::{IndexKeys, IndexKind, IndexSpec};
+use super::read;
 use crate::generate::MongoSchema;
-use crate::index::{IndexKeys, IndexKind, IndexSpec, MAX_INDEXES};
 use crate::schema::JsonSchema;
 
 /// A Rust type that is the root of a collection: its schema plus the collection's settings.
@@ -16,8 +19,8 @@ use crate::schema::JsonSchema;
 /// implementation looks like this:
 ///
 /// ```
-/// use mongo_schema::collection::{Collection, CollectionSpec};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{Collection, CollectionSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::{MongoSchema, SchemaGenerator, JsonSchema, generate::object};
 ///
 /// struct Order;
@@ -54,8 +57,8 @@ pub trait Collection: MongoSchema {
 /// Everything declared about one collection.
 ///
 /// ```
-/// use mongo_schema::collection::{CollectionSpec, ValidationAction};
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{CollectionSpec, ValidationAction};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// use mongo_schema::schema::{BsonType, JsonSchema};
 ///
 /// let spec = CollectionSpec::new("users")
@@ -362,157 +365,6 @@ impl CollectionSpec {
         }
         Ok(spec)
     }
-
-    /// Checks the combinations the server refuses, with the server's reason: every index
-    /// ([`IndexSpec::check`]), two text indexes, more than 64 indexes (`_id_` counted), two
-    /// indexes with the same name, a validator on a time-series collection, and more.
-    ///
-    /// # Errors
-    /// The first [`SpecError`] found.
-    pub fn check(&self) -> Result<(), SpecError> {
-        let ns = self.name.clone();
-        if self.name.is_empty() || self.name.contains('\0') || self.name.starts_with('$') {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "collection names must be non-empty, without '$' first or a null byte"
-                    .into(),
-            });
-        }
-        if self.options.timeseries.is_some() && self.validator.is_some() {
-            return Err(SpecError::ValidatorOnTimeseries { ns });
-        }
-        if self.validator.is_some() && self.name.starts_with("system.") {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "Document validators not allowed on system collection".into(),
-            });
-        }
-        // The server parses a validator as a query, and its `$jsonSchema` with the schema parser
-        // (src/mongo/db/matcher/schema/json_schema_parser.cpp): `format`, `$ref`, `const` or
-        // `type: "integer"` fail `create` and `collMod` with FailedToParse, so a declaration
-        // using them can never be in sync with anything.
-        if let Some(validator) = &self.validator
-            && let Some(Bson::Document(schema)) = validator.to_document().get("$jsonSchema")
-            && let Err(source) = crate::schema::JsonSchema::from_document(schema)
-        {
-            return Err(SpecError::InvalidValidator { ns, source });
-        }
-        if let Some(validator) = &self.validator
-            && let Some(op) = forbidden_validator_operator(&validator.to_document())
-        {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: format!("{op} is not allowed inside of a document validator"),
-            });
-        }
-        for collation in self
-            .options
-            .collation
-            .iter()
-            .chain(self.indexes.iter().filter_map(|i| i.collation.as_ref()))
-        {
-            collation.check(&ns)?;
-        }
-        if self.options.timeseries.is_some() && self.options.capped.is_some() {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "Time-series collections cannot be capped".into(),
-            });
-        }
-        if self.options.clustered_index.is_some() && self.options.capped.is_some() {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "Clustered collections cannot be capped".into(),
-            });
-        }
-        if self.options.expire_after_seconds.is_some()
-            && self.options.timeseries.is_none()
-            && self.options.clustered_index.is_none()
-        {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "'expireAfterSeconds' is only supported on time-series and clustered collections"
-                    .into(),
-            });
-        }
-        if let Some(ts) = &self.options.timeseries {
-            ts.check(&ns)?;
-        }
-        if let Some(capped) = &self.options.capped
-            && capped.size <= 0
-        {
-            return Err(SpecError::InvalidCollection {
-                ns,
-                reason: "a capped collection needs a positive 'size'".into(),
-            });
-        }
-        let count = self.indexes.iter().filter(|i| !i.is_id()).count();
-        if count + 1 > MAX_INDEXES {
-            return Err(SpecError::TooManyIndexes {
-                ns,
-                count: count + 1,
-            });
-        }
-        let mut text: Option<String> = None;
-        let mut names: Vec<String> = Vec::new();
-        for index in &self.indexes {
-            index.check(&ns)?;
-            let name = index.effective_name();
-            if names.contains(&name) {
-                return Err(SpecError::DuplicateIndexName { ns, index: name });
-            }
-            if index.keys.is_text() {
-                if let Some(first) = text {
-                    return Err(SpecError::MultipleTextIndexes {
-                        ns,
-                        first,
-                        second: name,
-                    });
-                }
-                text = Some(name.clone());
-            }
-            names.push(name);
-        }
-        let canonical = crate::normalize::declared(self);
-        for (i, a) in canonical.indexes.iter().enumerate() {
-            if let Some(b) = canonical.indexes[i + 1..]
-                .iter()
-                .find(|b| crate::diff::same_identity(a, b))
-            {
-                return Err(SpecError::DuplicateIndex {
-                    ns,
-                    first: a.effective_name(),
-                    second: b.effective_name(),
-                });
-            }
-        }
-        if let Some(key) = &self.shard_key {
-            key.check(&ns)?;
-        }
-        Ok(())
-    }
-}
-
-/// The first query operator the server refuses inside a validator (`$text`, `$where`, `$near`,
-/// `$nearSphere`, `$geoNear`), searched outside `$jsonSchema`.
-fn forbidden_validator_operator(doc: &Document) -> Option<String> {
-    const FORBIDDEN: [&str; 5] = ["$text", "$where", "$near", "$nearSphere", "$geoNear"];
-    fn walk(value: &Bson) -> Option<String> {
-        match value {
-            Bson::Document(d) => d.iter().find_map(|(k, v)| {
-                if FORBIDDEN.contains(&k.as_str()) {
-                    Some(k.clone())
-                } else if k == "$jsonSchema" {
-                    None
-                } else {
-                    walk(v)
-                }
-            }),
-            Bson::Array(items) => items.iter().find_map(walk),
-            _ => None,
-        }
-    }
-    walk(&Bson::Document(doc.clone()))
 }
 
 /// A collection validator: `$jsonSchema` as IR, plus any other query operators.
@@ -567,7 +419,7 @@ impl Validator {
     /// and lints) and the query operators beside it.
     ///
     /// ```
-    /// use mongo_schema::collection::Validator;
+    /// use mongo_schema::spec::Validator;
     /// let v = Validator::from_document(&bson::doc! { "$jsonSchema": { "required": ["a"] } });
     /// let parsed = v.parse()?;
     /// assert_eq!(parsed.schema.unwrap().required, Some(vec!["a".to_owned()]));
@@ -832,7 +684,7 @@ impl TimeseriesOptions {
         Ok(ts)
     }
 
-    fn check(&self, ns: &str) -> Result<(), SpecError> {
+    pub(crate) fn check(&self, ns: &str) -> Result<(), SpecError> {
         let err = |reason: &str| SpecError::InvalidCollection {
             ns: ns.to_owned(),
             reason: reason.to_owned(),
@@ -1025,173 +877,6 @@ impl ClusteredIndex {
     }
 }
 
-/// A collation: how strings compare and sort.
-///
-/// The server lists any collation other than `simple` expanded to every ICU field plus a
-/// server-only `version`; `normalize` and `diff` compare only the fields a declaration gives.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Collation {
-    /// `locale` (`"simple"` means binary comparison: no collation).
-    pub locale: String,
-    /// `caseLevel`.
-    pub case_level: Option<bool>,
-    /// `caseFirst`: `upper`, `lower` or `off`.
-    pub case_first: Option<String>,
-    /// `strength`: 1 to 5.
-    pub strength: Option<i32>,
-    /// `numericOrdering`.
-    pub numeric_ordering: Option<bool>,
-    /// `alternate`: `non-ignorable` or `shifted`.
-    pub alternate: Option<String>,
-    /// `maxVariable`: `punct` or `space`.
-    pub max_variable: Option<String>,
-    /// `normalization`.
-    pub normalization: Option<bool>,
-    /// `backwards` (French secondary ordering).
-    pub backwards: Option<bool>,
-    /// `version`: the ICU version the server used. Never compared.
-    pub version: Option<String>,
-    /// Fields the model does not know, kept verbatim.
-    pub other: Document,
-}
-
-impl Collation {
-    /// A collation with only `locale` set.
-    pub fn new(locale: impl Into<String>) -> Collation {
-        Collation {
-            locale: locale.into(),
-            ..Collation::default()
-        }
-    }
-
-    /// Sets `strength`.
-    pub fn strength(mut self, strength: i32) -> Collation {
-        self.strength = Some(strength);
-        self
-    }
-
-    /// Sets `caseLevel`.
-    pub fn case_level(mut self, on: bool) -> Collation {
-        self.case_level = Some(on);
-        self
-    }
-
-    /// Sets `numericOrdering`.
-    pub fn numeric_ordering(mut self, on: bool) -> Collation {
-        self.numeric_ordering = Some(on);
-        self
-    }
-
-    /// Checks what the server refuses in a collation: an empty locale, a strength outside 1..=5,
-    /// an unknown `caseFirst`, `alternate` or `maxVariable`.
-    ///
-    /// # Errors
-    /// [`SpecError::InvalidCollection`] with the reason.
-    pub fn check(&self, ns: &str) -> Result<(), SpecError> {
-        let err = |reason: String| SpecError::InvalidCollection {
-            ns: ns.to_owned(),
-            reason,
-        };
-        if self.locale.is_empty() {
-            return Err(err("collation locale must be non-empty".into()));
-        }
-        if let Some(s) = self.strength
-            && !(1..=5).contains(&s)
-        {
-            return Err(err(format!("collation strength must be 1 to 5, not {s}")));
-        }
-        let one_of = |field: &str, value: &Option<String>, allowed: &[&str]| match value {
-            Some(v) if !allowed.contains(&v.as_str()) => Err(err(format!(
-                "collation {field} must be one of {allowed:?}, not {v:?}"
-            ))),
-            _ => Ok(()),
-        };
-        one_of("caseFirst", &self.case_first, &["upper", "lower", "off"])?;
-        one_of("alternate", &self.alternate, &["non-ignorable", "shifted"])?;
-        one_of("maxVariable", &self.max_variable, &["punct", "space"])?;
-        Ok(())
-    }
-
-    /// Whether this is the `simple` collation, which the server never lists.
-    pub fn is_simple(&self) -> bool {
-        self.locale == "simple"
-    }
-
-    /// The collation as a document, `locale` first, then the ICU fields that are set.
-    pub fn to_document(&self) -> Document {
-        let mut d = Document::new();
-        d.insert("locale", self.locale.clone());
-        if let Some(v) = self.case_level {
-            d.insert("caseLevel", v);
-        }
-        if let Some(v) = &self.case_first {
-            d.insert("caseFirst", v.clone());
-        }
-        if let Some(v) = self.strength {
-            d.insert("strength", v);
-        }
-        if let Some(v) = self.numeric_ordering {
-            d.insert("numericOrdering", v);
-        }
-        if let Some(v) = &self.alternate {
-            d.insert("alternate", v.clone());
-        }
-        if let Some(v) = &self.max_variable {
-            d.insert("maxVariable", v.clone());
-        }
-        if let Some(v) = self.normalization {
-            d.insert("normalization", v);
-        }
-        if let Some(v) = self.backwards {
-            d.insert("backwards", v);
-        }
-        if let Some(v) = &self.version {
-            d.insert("version", v.clone());
-        }
-        for (k, v) in &self.other {
-            d.insert(k.clone(), v.clone());
-        }
-        d
-    }
-
-    /// Reads a collation document.
-    ///
-    /// # Errors
-    /// [`DocumentError`] when `locale` is missing or a known field has the wrong type.
-    pub fn from_document(doc: &Document) -> Result<Collation, DocumentError> {
-        let mut c = Collation::default();
-        let mut has_locale = false;
-        for (key, value) in doc {
-            match key.as_str() {
-                "locale" => {
-                    c.locale = read::string(key, value)?;
-                    has_locale = true;
-                }
-                "caseLevel" => c.case_level = Some(read::truthy(key, value)?),
-                "caseFirst" => c.case_first = Some(read::string(key, value)?),
-                "strength" => {
-                    let n = read::number(value)
-                        .ok_or_else(|| DocumentError::expected(key, "a number", value))?;
-                    c.strength = Some(n as i32);
-                }
-                "numericOrdering" => c.numeric_ordering = Some(read::truthy(key, value)?),
-                "alternate" => c.alternate = Some(read::string(key, value)?),
-                "maxVariable" => c.max_variable = Some(read::string(key, value)?),
-                "normalization" => c.normalization = Some(read::truthy(key, value)?),
-                "backwards" => c.backwards = Some(read::truthy(key, value)?),
-                "version" => c.version = Some(read::string(key, value)?),
-                _ => {
-                    c.other.insert(key.clone(), value.clone());
-                }
-            }
-        }
-        if !has_locale {
-            return Err(DocumentError::missing("locale"));
-        }
-        Ok(c)
-    }
-}
-
 /// A shard key: ranged or hashed fields, optionally unique.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShardKey {
@@ -1249,7 +934,7 @@ impl ShardKey {
         Ok(ShardKey { keys, unique })
     }
 
-    fn check(&self, ns: &str) -> Result<(), SpecError> {
+    pub(crate) fn check(&self, ns: &str) -> Result<(), SpecError> {
         let err = |reason: &str| SpecError::InvalidShardKey {
             ns: ns.to_owned(),
             reason: reason.to_owned(),
@@ -1271,267 +956,11 @@ impl ShardKey {
     }
 }
 
-/// A declaration the server would refuse, with the server's reason.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SpecError {
-    /// `expireAfterSeconds` on an index with more than one field.
-    #[error(
-        "{ns}: index {index:?}: TTL indexes are single-field indexes, compound indexes do not support TTL"
-    )]
-    TtlOnCompoundIndex {
-        /// The collection.
-        ns: String,
-        /// The index name.
-        index: String,
-    },
-    /// `unique` on a hashed index.
-    #[error(
-        "{ns}: index {index:?}: Currently hashed indexes cannot guarantee uniqueness. Use a regular index."
-    )]
-    UniqueHashed {
-        /// The collection.
-        ns: String,
-        /// The index name.
-        index: String,
-    },
-    /// Two text indexes in one collection.
-    #[error(
-        "{ns}: only one text index per collection allowed, found existing text index {first:?} when adding {second:?}"
-    )]
-    MultipleTextIndexes {
-        /// The collection.
-        ns: String,
-        /// The first text index.
-        first: String,
-        /// The second text index.
-        second: String,
-    },
-    /// More than 64 indexes, `_id_` included.
-    #[error("{ns}: add index fails, too many indexes: {count} (at most 64, _id_ included)")]
-    TooManyIndexes {
-        /// The collection.
-        ns: String,
-        /// How many indexes were declared, `_id_` included.
-        count: usize,
-    },
-    /// More than 32 fields in one key pattern.
-    #[error("{ns}: index {index:?}: Index key pattern has {count} fields; the maximum is 32")]
-    TooManyKeyFields {
-        /// The collection.
-        ns: String,
-        /// The index name.
-        index: String,
-        /// How many fields the key pattern has.
-        count: usize,
-    },
-    /// Two collection roots declare one collection.
-    #[error("{ns}: declared by two types")]
-    DuplicateCollection {
-        /// The collection.
-        ns: String,
-    },
-    /// Two indexes with one identity (key pattern, collation, partial filter, unique, sparse,
-    /// wildcard projection): the server keeps one (IndexOptionsConflict, code 85).
-    #[error("{ns}: indexes {first:?} and {second:?} have the same key pattern and options")]
-    DuplicateIndex {
-        /// The collection.
-        ns: String,
-        /// The first index.
-        first: String,
-        /// The second index.
-        second: String,
-    },
-    /// Two indexes with one name.
-    #[error("{ns}: index {index:?} is declared twice")]
-    DuplicateIndexName {
-        /// The collection.
-        ns: String,
-        /// The repeated name.
-        index: String,
-    },
-    /// A validator on a time-series collection (server: InvalidOptions, code 72).
-    #[error("{ns}: Validators are not allowed on time-series collections")]
-    ValidatorOnTimeseries {
-        /// The collection.
-        ns: String,
-    },
-    /// Another index option combination the server refuses.
-    #[error("{ns}: index {index:?}: {reason}")]
-    InvalidIndex {
-        /// The collection.
-        ns: String,
-        /// The index name.
-        index: String,
-        /// The server's reason.
-        reason: String,
-    },
-    /// Another collection option combination the server refuses.
-    #[error("{ns}: {reason}")]
-    InvalidCollection {
-        /// The collection.
-        ns: String,
-        /// The server's reason.
-        reason: String,
-    },
-    /// A `$jsonSchema` the server's parser rejects (`format`, `$ref`, `const`, `type: "integer"`,
-    /// a misspelt keyword, ...): `create` and `collMod` would fail with this code.
-    #[error(
-        "{ns}: validator: $jsonSchema.{}: {} (the server refuses it with code {})",
-        source.path(),
-        source.reason(),
-        source.code()
-    )]
-    InvalidValidator {
-        /// The collection.
-        ns: String,
-        /// What the server's parser rejects, with the keyword's path.
-        source: crate::schema::parse::ParseError,
-    },
-    /// A declared path names no field of the type it reaches.
-    #[error("{ns}: {source}")]
-    Path {
-        /// The collection.
-        ns: String,
-        /// Which type, which path, and the nearest names.
-        source: crate::generate::PathError,
-    },
-    /// A shard key the server refuses.
-    #[error("{ns}: shard key: {reason}")]
-    InvalidShardKey {
-        /// The collection.
-        ns: String,
-        /// The server's reason.
-        reason: String,
-    },
-}
-
-/// A field of a spec document (manifest entry, server reply) with a type or value the model
-/// cannot read; `path` is dotted from the document read (`indexes[2].weights.title`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct DocumentError {
-    /// Where, dotted from the document read.
-    pub path: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl DocumentError {
-    /// A required field is missing.
-    pub fn missing(path: &str) -> DocumentError {
-        DocumentError {
-            path: path.to_owned(),
-            message: "missing".to_owned(),
-        }
-    }
-
-    /// A field has a value of the wrong type or shape.
-    pub fn expected(path: &str, expected: &str, found: &Bson) -> DocumentError {
-        DocumentError {
-            path: path.to_owned(),
-            message: format!("expected {expected}, found {found}"),
-        }
-    }
-
-    /// The same error seen from an enclosing document: `prefix.path`.
-    pub fn within(mut self, prefix: &str) -> DocumentError {
-        self.path = match (prefix.is_empty(), self.path.is_empty()) {
-            (true, _) => self.path,
-            (false, true) => prefix.to_owned(),
-            (false, false) if self.path.starts_with('[') => format!("{prefix}{}", self.path),
-            (false, false) => format!("{prefix}.{}", self.path),
-        };
-        self
-    }
-}
-
-/// Readers for option values, lenient exactly where the server is.
-pub(crate) mod read {
-    use bson::{Bson, Document};
-
-    use super::DocumentError;
-
-    /// Any numeric BSON value as f64 (Decimal128 through its decimal string).
-    pub fn number(value: &Bson) -> Option<f64> {
-        match value {
-            Bson::Int32(v) => Some(f64::from(*v)),
-            Bson::Int64(v) => Some(*v as f64),
-            Bson::Double(v) => Some(*v),
-            Bson::Decimal128(d) => d.to_string().parse::<f64>().ok(),
-            _ => None,
-        }
-    }
-
-    /// A TTL in seconds by value, a fraction truncated as the server does since 7.3 (older
-    /// servers stored `10000.7` as written: SERVER-92366); `None` for NaN, infinity or a
-    /// non-number.
-    pub fn ttl_seconds(value: &Bson) -> Option<i64> {
-        match value {
-            Bson::Int32(v) => Some(i64::from(*v)),
-            Bson::Int64(v) => Some(*v),
-            other => {
-                let n = number(other)?;
-                (n.is_finite() && n.abs() < 9.2e18).then_some(n.trunc() as i64)
-            }
-        }
-    }
-
-    /// A whole number of seconds by value (`3600`, `3600.0`, `NumberLong(3600)`); `None` for a
-    /// fraction, NaN, infinity or a non-number.
-    pub fn whole_seconds(value: &Bson) -> Option<i64> {
-        match value {
-            Bson::Int32(v) => Some(i64::from(*v)),
-            Bson::Int64(v) => Some(*v),
-            other => {
-                let n = number(other)?;
-                (n.is_finite() && n.fract() == 0.0 && n.abs() < 9.2e18).then_some(n as i64)
-            }
-        }
-    }
-
-    /// An integer written as Int32 when it fits (as mongosh writes it), else Int64.
-    pub fn compact_integer(value: i64) -> Bson {
-        match i32::try_from(value) {
-            Ok(v) => Bson::Int32(v),
-            Err(_) => Bson::Int64(value),
-        }
-    }
-
-    /// A boolean option: the server also takes numbers (non-zero is true) and null (false).
-    pub fn truthy(path: &str, value: &Bson) -> Result<bool, DocumentError> {
-        match value {
-            Bson::Boolean(b) => Ok(*b),
-            Bson::Null | Bson::Undefined => Ok(false),
-            other => match number(other) {
-                Some(n) => Ok(n != 0.0),
-                None => Err(DocumentError::expected(path, "a boolean", other)),
-            },
-        }
-    }
-
-    /// A string option.
-    pub fn string(path: &str, value: &Bson) -> Result<String, DocumentError> {
-        match value {
-            Bson::String(s) => Ok(s.clone()),
-            other => Err(DocumentError::expected(path, "a string", other)),
-        }
-    }
-
-    /// A document option.
-    pub fn document<'a>(path: &str, value: &'a Bson) -> Result<&'a Document, DocumentError> {
-        match value {
-            Bson::Document(d) => Ok(d),
-            other => Err(DocumentError::expected(path, "a document", other)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::IndexKind::*;
     use crate::schema::BsonType;
+    use crate::spec::IndexKind::*;
 
     // SERVER-FACTS and the server's src/mongo/db/matcher/schema/json_schema_parser.cpp: `format`
     // and `$ref` are "not currently supported", `const` is an unknown keyword, `type: "integer"`

@@ -39,7 +39,7 @@ const PRINT_IN_FULL: &str = "print it in full with `EJSON.stringify(<expression>
 /// `... 5 more items`, a `...` line). `None` when it is none of these.
 ///
 /// ```
-/// let why = mongo_schema_cli::shell::diagnose("shop> db.getCollectionInfos()\n[ { name: 'a' } ]").unwrap();
+/// let why = mongo_schema::catalog::shell::diagnose("shop> db.getCollectionInfos()\n[ { name: 'a' } ]").unwrap();
 /// assert!(why.starts_with("line 1 is a mongosh prompt"), "{why}");
 /// ```
 pub fn diagnose(text: &str) -> Option<String> {

@@ -7,7 +7,9 @@ use std::fmt;
 use bson::{Bson, Document};
 use indexmap::IndexMap;
 
-use crate::collection::{Collation, DocumentError, SpecError, read};
+use super::collation::Collation;
+use super::error::{DocumentError, SpecError};
+use super::read;
 use crate::generate::{MongoSchema, PathError};
 
 /// How one field of a key pattern is indexed: the value beside the field name.
@@ -141,7 +143,7 @@ impl IndexKeys {
     /// A wildcard path keeps its `$**` (`$**`, `meta.$**` with `meta` resolved).
     ///
     /// ```
-    /// use mongo_schema::index::{IndexKeys, IndexKind::*};
+    /// use mongo_schema::spec::{IndexKeys, IndexKind::*};
     /// // `String` has no fields: any named path is refused, naming the type.
     /// let err = IndexKeys::resolve::<String>([("user_id", Ascending)]).unwrap_err();
     /// assert_eq!(err.segment, "user_id");
@@ -233,7 +235,7 @@ impl fmt::Display for IndexKeys {
 /// `listIndexes` entry with [`IndexSpec::from_document`].
 ///
 /// ```
-/// use mongo_schema::index::{IndexKind::*, IndexSpec};
+/// use mongo_schema::spec::{IndexKind::*, IndexSpec};
 /// let index = IndexSpec::new([("user_id", Ascending), ("status", Ascending), ("created_at", Descending)]);
 /// assert_eq!(index.default_name(), "user_id_1_status_1_created_at_-1");
 /// let email = IndexSpec::new([("email", Ascending)])

@@ -1,0 +1,160 @@
+//! The "server would refuse" check of a whole declaration ([`CollectionSpec::check`]). It sits
+//! above the model because one of its rules, two indexes of one identity, compares the
+//! declared indexes in canonical form under the equivalence rules of `normalize`.
+
+use bson::{Bson, Document};
+
+use crate::spec::{CollectionSpec, MAX_INDEXES, SpecError};
+
+impl CollectionSpec {
+    /// Checks the combinations the server refuses, with the server's reason: every index
+    /// ([`IndexSpec::check`](crate::spec::IndexSpec::check)), two text indexes, more than 64 indexes (`_id_` counted), two
+    /// indexes with the same name, a validator on a time-series collection, and more.
+    ///
+    /// # Errors
+    /// The first [`SpecError`] found.
+    pub fn check(&self) -> Result<(), SpecError> {
+        let ns = self.name.clone();
+        if self.name.is_empty() || self.name.contains('\0') || self.name.starts_with('$') {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "collection names must be non-empty, without '$' first or a null byte"
+                    .into(),
+            });
+        }
+        if self.options.timeseries.is_some() && self.validator.is_some() {
+            return Err(SpecError::ValidatorOnTimeseries { ns });
+        }
+        if self.validator.is_some() && self.name.starts_with("system.") {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "Document validators not allowed on system collection".into(),
+            });
+        }
+        // The server parses a validator as a query, and its `$jsonSchema` with the schema parser
+        // (src/mongo/db/matcher/schema/json_schema_parser.cpp): `format`, `$ref`, `const` or
+        // `type: "integer"` fail `create` and `collMod` with FailedToParse, so a declaration
+        // using them can never be in sync with anything.
+        if let Some(validator) = &self.validator
+            && let Some(Bson::Document(schema)) = validator.to_document().get("$jsonSchema")
+            && let Err(source) = crate::schema::JsonSchema::from_document(schema)
+        {
+            return Err(SpecError::InvalidValidator { ns, source });
+        }
+        if let Some(validator) = &self.validator
+            && let Some(op) = forbidden_validator_operator(&validator.to_document())
+        {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: format!("{op} is not allowed inside of a document validator"),
+            });
+        }
+        for collation in self
+            .options
+            .collation
+            .iter()
+            .chain(self.indexes.iter().filter_map(|i| i.collation.as_ref()))
+        {
+            collation.check(&ns)?;
+        }
+        if self.options.timeseries.is_some() && self.options.capped.is_some() {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "Time-series collections cannot be capped".into(),
+            });
+        }
+        if self.options.clustered_index.is_some() && self.options.capped.is_some() {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "Clustered collections cannot be capped".into(),
+            });
+        }
+        if self.options.expire_after_seconds.is_some()
+            && self.options.timeseries.is_none()
+            && self.options.clustered_index.is_none()
+        {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "'expireAfterSeconds' is only supported on time-series and clustered collections"
+                    .into(),
+            });
+        }
+        if let Some(ts) = &self.options.timeseries {
+            ts.check(&ns)?;
+        }
+        if let Some(capped) = &self.options.capped
+            && capped.size <= 0
+        {
+            return Err(SpecError::InvalidCollection {
+                ns,
+                reason: "a capped collection needs a positive 'size'".into(),
+            });
+        }
+        let count = self.indexes.iter().filter(|i| !i.is_id()).count();
+        if count + 1 > MAX_INDEXES {
+            return Err(SpecError::TooManyIndexes {
+                ns,
+                count: count + 1,
+            });
+        }
+        let mut text: Option<String> = None;
+        let mut names: Vec<String> = Vec::new();
+        for index in &self.indexes {
+            index.check(&ns)?;
+            let name = index.effective_name();
+            if names.contains(&name) {
+                return Err(SpecError::DuplicateIndexName { ns, index: name });
+            }
+            if index.keys.is_text() {
+                if let Some(first) = text {
+                    return Err(SpecError::MultipleTextIndexes {
+                        ns,
+                        first,
+                        second: name,
+                    });
+                }
+                text = Some(name.clone());
+            }
+            names.push(name);
+        }
+        let canonical = super::declared(self);
+        for (i, a) in canonical.indexes.iter().enumerate() {
+            if let Some(b) = canonical.indexes[i + 1..]
+                .iter()
+                .find(|b| super::equivalence::same_identity_exact(a, b))
+            {
+                return Err(SpecError::DuplicateIndex {
+                    ns,
+                    first: a.effective_name(),
+                    second: b.effective_name(),
+                });
+            }
+        }
+        if let Some(key) = &self.shard_key {
+            key.check(&ns)?;
+        }
+        Ok(())
+    }
+}
+
+/// The first query operator the server refuses inside a validator (`$text`, `$where`, `$near`,
+/// `$nearSphere`, `$geoNear`), searched outside `$jsonSchema`.
+fn forbidden_validator_operator(doc: &Document) -> Option<String> {
+    const FORBIDDEN: [&str; 5] = ["$text", "$where", "$near", "$nearSphere", "$geoNear"];
+    fn walk(value: &Bson) -> Option<String> {
+        match value {
+            Bson::Document(d) => d.iter().find_map(|(k, v)| {
+                if FORBIDDEN.contains(&k.as_str()) {
+                    Some(k.clone())
+                } else if k == "$jsonSchema" {
+                    None
+                } else {
+                    walk(v)
+                }
+            }),
+            Bson::Array(items) => items.iter().find_map(walk),
+            _ => None,
+        }
+    }
+    walk(&Bson::Document(doc.clone()))
+}

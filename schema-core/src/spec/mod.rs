@@ -1,0 +1,20 @@
+//! The declared model: a collection ([`CollectionSpec`]: validator, options, indexes, shard
+//! key), its collation and indexes ([`IndexSpec`]), the checks each part makes against what the
+//! server would refuse, and the errors. Declarations (the derive, a manifest) build it;
+//! `normalize` turns server replies into it; `diff` compares a declared one with a live one.
+
+mod collation;
+mod collection;
+mod error;
+mod index;
+pub(crate) mod read;
+
+pub use collation::Collation;
+pub use collection::{
+    Capped, ClusteredIndex, Collection, CollectionOptions, CollectionSpec, Granularity, ShardKey,
+    TimeseriesOptions, ValidationAction, ValidationLevel, Validator,
+};
+pub use error::{DocumentError, SpecError};
+pub use index::{
+    IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
+};

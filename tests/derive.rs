@@ -620,3 +620,58 @@ fn roots_that_can_read_id_have_validators_that_accept_it() {
     let back: OpenRoot = bson::deserialize_from_slice(open_doc.as_bytes()).unwrap();
     assert!(back.rest.contains_key("_id"));
 }
+
+#[test]
+fn dotted_names_are_checked_literally_and_never_required() {
+    let values = [
+        DottedNames {
+            required: 7,
+            optional: Some("x".into()),
+            aliased: true,
+            price: 1.5,
+            plain: "p".into(),
+        },
+        DottedNames {
+            required: -1,
+            optional: None,
+            aliased: false,
+            price: 0.0,
+            plain: String::new(),
+        },
+    ];
+    let v = raw_validator::<DottedNames>();
+    for value in &values {
+        for doc in stored_forms(value) {
+            let verdict = v.evaluate(&doc);
+            assert!(verdict.is_valid(), "{doc:?}: {:?}", verdict.summaries());
+            assert!(verdict.is_fully_checked(), "{doc:?}");
+        }
+        // Tight: a wrong type at the literal key "a.b" (or "$price") is refused.
+        for (key, wrong) in [("a.b", Bson::from("seven")), ("$price", Bson::from("1.5"))] {
+            let mut doc = bson::serialize_to_document(value).unwrap();
+            doc.insert(key, wrong);
+            let doc = bson::RawDocumentBuf::try_from(&doc).unwrap();
+            assert!(bson::deserialize_from_slice::<DottedNames>(doc.as_bytes()).is_err());
+            let verdict = v.evaluate(&doc);
+            assert!(!verdict.is_valid(), "{key}: {doc:?}");
+            assert!(verdict.is_fully_checked(), "{doc:?}");
+        }
+        // Tight: the required literal key "a.b" is asked for (`required` would read a path).
+        let mut doc = bson::serialize_to_document(value).unwrap();
+        doc.remove("a.b");
+        let doc = bson::RawDocumentBuf::try_from(&doc).unwrap();
+        assert!(bson::deserialize_from_slice::<DottedNames>(doc.as_bytes()).is_err());
+        assert!(!v.is_valid(&doc), "{doc:?}");
+    }
+    let closed = DottedClosed {
+        value: 3,
+        tag: Some(DottedVariant::One(4)),
+    };
+    let v = raw_validator::<DottedClosed>();
+    for doc in stored_forms(&closed) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+    }
+    let mut wrong = bson::serialize_to_document(&closed).unwrap();
+    wrong.insert("x.y", 300);
+    assert!(!v.is_valid(&bson::RawDocumentBuf::try_from(&wrong).unwrap()));
+}

@@ -36,6 +36,12 @@
 //!   deep, and admits anything deeper;
 //! - `time`'s years are its default range (-9999 to 9999): with its `large-dates` feature a
 //!   model needs `schema_as`.
+//!
+//! A stored name with a dot (`#[serde(rename = "a.b")]`) is no gap, though the server reads it
+//! as a path in `properties` and `required`: it is checked under a literal `patternProperties`
+//! pattern and, when required, its presence by `not: {patternProperties: {pattern: {not: {}}}}`
+//! ([`derive_support::insert_property`]). A name starting with `$` is a literal key to the
+//! server's parser and stays in `properties`.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -848,6 +854,105 @@ pub mod derive_support {
         flattened_enums: Vec<usize>,
     }
 
+    /// Whether the server reads a stored name in `properties` or `required` as a dotted path.
+    ///
+    /// `json_schema_parser.cpp` parses each `properties` entry with its name as the path of the
+    /// nested match expressions (`parseProperties`) and each `required` name as an
+    /// `ExistsMatchExpression` on that path (`translateRequired`); a path is a `FieldRef`, split
+    /// at dots (our evaluator does the same: `eval/paths.rs`). So a field serde writes under the
+    /// literal key `"a.b"` is checked by neither, and `required: ["a.b"]` is satisfied by no
+    /// document that has it. A name starting with `$` is no path: `FieldRef` gives `$` no meaning
+    /// at the start of a part, and the exists/type expressions read the literal key.
+    pub fn is_dotted(name: &str) -> bool {
+        name.contains('.')
+    }
+
+    /// The `patternProperties` pattern matching exactly the literal name `name`.
+    ///
+    /// `patternProperties` names are compiled by PCRE with no options
+    /// (`InternalSchemaAllowedPropertiesMatchExpression::Pattern`), so every ASCII character
+    /// that is not a letter, digit or `_` is escaped with a backslash (PCRE: a backslash before
+    /// a non-alphanumeric character matches it literally), other bytes match themselves, and the
+    /// end is `\z`: `$` would also match before a final newline.
+    pub fn literal_pattern(name: &str) -> String {
+        let mut pattern = String::with_capacity(name.len() + 4);
+        pattern.push('^');
+        for c in name.chars() {
+            if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push_str("\\z");
+        pattern
+    }
+
+    /// The name a [`literal_pattern`] matches, `None` for any other pattern.
+    pub(super) fn literal_name(pattern: &str) -> Option<String> {
+        let body = pattern.strip_prefix('^')?.strip_suffix("\\z")?;
+        let mut name = String::with_capacity(body.len());
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            let literal = if c == '\\' {
+                chars
+                    .next()
+                    .filter(|e| e.is_ascii() && !e.is_ascii_alphanumeric() && *e != '_')?
+            } else if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' {
+                return None;
+            } else {
+                c
+            };
+            name.push(literal);
+        }
+        (literal_pattern(&name) == pattern).then_some(name)
+    }
+
+    /// Adds the property `name` to `schema`: in `properties` (and `required` when `required`),
+    /// or, for a [dotted](is_dotted) name, in `patternProperties` under its
+    /// [`literal_pattern`], its presence (when `required`) an `allOf` member ([`present`]).
+    pub fn insert_property(schema: &mut JsonSchema, name: &str, required: bool, value: JsonSchema) {
+        if is_dotted(name) {
+            schema
+                .pattern_properties
+                .insert(literal_pattern(name), value);
+            if required {
+                schema
+                    .all_of
+                    .get_or_insert_with(Vec::new)
+                    .push(present(name));
+            }
+        } else {
+            schema.properties.insert(name.to_owned(), value);
+            if required {
+                schema.require(name);
+            }
+        }
+    }
+
+    /// The literal key `name` is present: `required`, or for a [dotted](is_dotted) name, which
+    /// `required` reads as a path, "not every key matching its [`literal_pattern`] fails
+    /// `{not: {}}`" (`patternProperties` matches literal names; `{}` matches every value).
+    pub fn present(name: &str) -> JsonSchema {
+        if !is_dotted(name) {
+            return JsonSchema {
+                required: Some(vec![name.to_owned()]),
+                ..JsonSchema::default()
+            };
+        }
+        let mut absent = JsonSchema::default();
+        absent.pattern_properties.insert(
+            literal_pattern(name),
+            JsonSchema {
+                not: Some(Box::new(JsonSchema::any())),
+                ..JsonSchema::default()
+            },
+        );
+        JsonSchema {
+            not: Some(Box::new(absent)),
+            ..JsonSchema::default()
+        }
+    }
+
     /// In a closed struct, each branch of a flattened enum refuses the names that only the
     /// other branches write: serde reads one externally tagged variant key and reports any
     /// other as an unknown field. (Names every branch writes, an adjacent `t` and `c`, stay.)
@@ -870,10 +975,7 @@ pub mod derive_support {
                 .filter(|(j, _)| *j != i)
                 .flat_map(|(_, n)| n.iter())
                 .filter(|n| !names[i].contains(n))
-                .map(|n| JsonSchema {
-                    required: Some(vec![n.clone()]),
-                    ..JsonSchema::default()
-                })
+                .map(|n| present(n))
                 .collect();
             if others.is_empty() {
                 continue;
@@ -922,8 +1024,7 @@ pub mod derive_support {
                 .filter_map(|n| n.as_str())
                 .map(|name| {
                     let mut unit = object();
-                    unit.properties.insert(name.to_owned(), null());
-                    unit.require(name);
+                    insert_property(&mut unit, name, true, null());
                     unit
                 })
                 .collect();
@@ -954,11 +1055,16 @@ pub mod derive_support {
         }
     }
 
-    /// Every property name a schema or its combined branches and members name.
+    /// Every property name a schema or its combined branches and members name, dotted names
+    /// ([`insert_property`]) included.
     fn property_names(schema: &JsonSchema, out: &mut Vec<String>) {
-        for name in schema.properties.keys() {
-            if !out.contains(name) {
-                out.push(name.clone());
+        let dotted = schema
+            .pattern_properties
+            .keys()
+            .filter_map(|p| literal_name(p));
+        for name in schema.properties.keys().cloned().chain(dotted) {
+            if !out.contains(&name) {
+                out.push(name);
             }
         }
         for list in [&schema.any_of, &schema.one_of, &schema.all_of]
@@ -986,27 +1092,16 @@ pub mod derive_support {
 
         /// A property with an explicit schema.
         pub fn prop(&mut self, name: &str, required: bool, schema: JsonSchema) {
-            self.schema.properties.insert(name.to_owned(), schema);
-            if required {
-                self.schema.require(name);
-            }
+            insert_property(&mut self.schema, name, required, schema);
         }
 
         /// A property read under several names (serde `alias`): each name gets the schema, and
         /// at most one may appear (serde rejects a duplicate field); exactly one when required.
         pub fn aliased(&mut self, names: &[&str], required: bool, schema: JsonSchema) {
             for name in names {
-                self.schema
-                    .properties
-                    .insert((*name).to_owned(), schema.clone());
+                insert_property(&mut self.schema, name, false, schema.clone());
             }
-            let mut one: Vec<JsonSchema> = names
-                .iter()
-                .map(|n| JsonSchema {
-                    required: Some(vec![(*n).to_owned()]),
-                    ..JsonSchema::default()
-                })
-                .collect();
+            let mut one: Vec<JsonSchema> = names.iter().map(|n| present(n)).collect();
             if !required {
                 // None of the names, or exactly one of them.
                 let none = JsonSchema {
@@ -1051,6 +1146,13 @@ pub mod derive_support {
             for (name, schema) in std::mem::take(&mut inner.properties) {
                 self.schema.properties.insert(name, schema);
             }
+            // The flattened struct's dotted fields ([`insert_property`]); a map's key pattern
+            // is not kept, since it would also apply to this struct's own fields.
+            for (pattern, schema) in std::mem::take(&mut inner.pattern_properties) {
+                if literal_name(&pattern).is_some() {
+                    self.schema.pattern_properties.insert(pattern, schema);
+                }
+            }
             if let Some(required) = inner.required.take() {
                 if !optional {
                     required.into_iter().for_each(|r| self.schema.require(r));
@@ -1086,17 +1188,23 @@ pub mod derive_support {
                 Some(Additional::Allowed(false))
             ) {
                 for name in self.flattened_names {
-                    self.schema
-                        .properties
-                        .entry(name)
-                        .or_insert_with(JsonSchema::any);
+                    let (names, key) = if is_dotted(&name) {
+                        (&mut self.schema.pattern_properties, literal_pattern(&name))
+                    } else {
+                        (&mut self.schema.properties, name)
+                    };
+                    names.entry(key).or_insert_with(JsonSchema::any);
                 }
                 for &i in &self.flattened_enums {
                     exclusive_branches(&mut self.constraints[i]);
                 }
             }
             if !self.constraints.is_empty() {
-                self.schema.all_of = Some(self.constraints);
+                // After the presence of dotted required fields ([`insert_property`]).
+                self.schema
+                    .all_of
+                    .get_or_insert_with(Vec::new)
+                    .extend(self.constraints);
             }
             self.schema
         }
@@ -1242,8 +1350,7 @@ pub mod derive_support {
     /// An externally tagged data variant: `{V: content}` and nothing else.
     pub fn external(name: &str, content: JsonSchema) -> JsonSchema {
         let mut schema = object();
-        schema.properties.insert(name.to_owned(), content);
-        schema.require(name);
+        insert_property(&mut schema, name, true, content);
         schema.additional_properties = Some(Additional::Allowed(false));
         schema
     }
@@ -1295,7 +1402,8 @@ pub mod derive_support {
         let mergeable = content.any_of.is_none()
             && content.one_of.is_none()
             && content.not.is_none()
-            && !content.properties.contains_key(tag);
+            && !content.properties.contains_key(tag)
+            && !is_dotted(tag);
         if mergeable {
             content.types = Some(TypeConstraint::BsonType(vec![BsonType::Object]));
             let mut properties = indexmap::IndexMap::new();
@@ -1308,8 +1416,7 @@ pub mod derive_support {
             content
         } else {
             let mut head = object();
-            head.properties.insert(tag.to_owned(), tag_schema);
-            head.require(tag);
+            insert_property(&mut head, tag, true, tag_schema);
             JsonSchema {
                 all_of: Some(vec![head, content]),
                 ..JsonSchema::default()
@@ -1327,19 +1434,10 @@ pub mod derive_support {
         closed: bool,
     ) -> JsonSchema {
         let mut schema = object();
-        schema.properties.insert(tag.to_owned(), tag_schema(names));
-        schema.require(tag);
+        insert_property(&mut schema, tag, true, tag_schema(names));
         match content {
-            Some(content) => {
-                schema.properties.insert(content_key.to_owned(), content);
-                schema.require(content_key);
-            }
-            None => {
-                schema.not = Some(Box::new(JsonSchema {
-                    required: Some(vec![content_key.to_owned()]),
-                    ..JsonSchema::default()
-                }));
-            }
+            Some(content) => insert_property(&mut schema, content_key, true, content),
+            None => schema.not = Some(Box::new(present(content_key))),
         }
         if closed {
             schema.additional_properties = Some(Additional::Allowed(false));
@@ -1487,6 +1585,30 @@ mod tests {
             ..GeneratorSettings::default()
         })
         .to_document()
+    }
+
+    #[test]
+    fn a_literal_pattern_reads_back_only_as_its_name() {
+        use derive_support::{is_dotted, literal_pattern, present};
+        for name in ["a.b", "x", "$p.q", r"a\z.^$", "é.(b)", "a b.c"] {
+            let pattern = literal_pattern(name);
+            assert_eq!(
+                derive_support::literal_name(&pattern).as_deref(),
+                Some(name),
+                "{pattern}"
+            );
+        }
+        assert_eq!(literal_pattern("a.b"), r"^a\.b\z");
+        // A map's key pattern is no literal name.
+        for pattern in ["^[0-9]+$", "^a.b\\z", "a", "^a\\z\\z"] {
+            assert_eq!(derive_support::literal_name(pattern), None, "{pattern}");
+        }
+        assert!(is_dotted("a.b") && !is_dotted("$x"));
+        assert_eq!(present("x").to_document(), doc! { "required": ["x"] });
+        assert_eq!(
+            present("a.b").to_document(),
+            doc! { "not": { "patternProperties": { r"^a\.b\z": { "not": {} } } } }
+        );
     }
 
     #[test]

@@ -622,7 +622,7 @@ fn roots_that_can_read_id_have_validators_that_accept_it() {
 }
 
 #[test]
-fn dotted_names_are_checked_literally_and_never_required() {
+fn dotted_names_are_checked_literally_and_required_by_presence() {
     let values = [
         DottedNames {
             required: 7,
@@ -674,4 +674,50 @@ fn dotted_names_are_checked_literally_and_never_required() {
     let mut wrong = bson::serialize_to_document(&closed).unwrap();
     wrong.insert("x.y", 300);
     assert!(!v.is_valid(&bson::RawDocumentBuf::try_from(&wrong).unwrap()));
+}
+
+/// Mutually recursive types: asking whether their forms are distinct must terminate.
+#[derive(Serialize, Deserialize, MongoSchema, PartialEq, Eq, Hash)]
+struct MutualA {
+    b: Vec<MutualB>,
+}
+
+#[derive(Serialize, Deserialize, MongoSchema, PartialEq, Eq, Hash)]
+struct MutualB {
+    a: Option<Box<MutualA>>,
+}
+
+#[test]
+fn sets_of_derived_types_are_unique_exactly_where_forms_are_distinct() {
+    let distinct = |f: fn(&mut mongo_schema::generate::Visiting) -> bool| f(&mut Vec::new());
+    assert!(distinct(Status::distinct_forms) && distinct(PlainMember::distinct_forms));
+    assert!(!distinct(LossyMember::distinct_forms) && !distinct(Skips::distinct_forms));
+    // Mutually recursive types answer (a constant here would be a compile-time cycle).
+    assert!(!distinct(MutualA::distinct_forms));
+    let schema = validator::<SetsOfDerived>();
+    let unique = |field: &str| {
+        schema
+            .get_document("properties")
+            .and_then(|p| p.get_document(field))
+            .map(|f| f.get_bool("uniqueItems").unwrap_or(false))
+            .unwrap()
+    };
+    assert!(unique("statuses"), "{schema}");
+    assert!(unique("plains"), "{schema}");
+    assert!(!unique("lossy"), "{schema}");
+    // {a, 1} and {a, 2} are two members that write the same document, which the validator admits.
+    let lossy = SetsOfDerived {
+        statuses: [Status::Paid].into(),
+        plains: std::collections::BTreeSet::new(),
+        lossy: [1, 2]
+            .map(|cache| LossyMember {
+                name: "a".into(),
+                cache,
+            })
+            .into(),
+    };
+    let v = raw_validator::<SetsOfDerived>();
+    for doc in stored_forms(&lossy) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+    }
 }

@@ -100,7 +100,15 @@ pub trait MongoSchema {
     /// False unless stated: a struct that skips a field writes `{name: "a"}` for both
     /// `{a, 1}` and `{a, 2}`, and `1.0` and `1.00` are different `Decimal128`s that the server
     /// compares equal.
-    const DISTINCT_FORMS: bool = false;
+    ///
+    /// A function, not a constant, so that mutually recursive types can answer: a constant
+    /// defined by the constants of its field types is a compile-time cycle (E0391) for
+    /// `struct A { b: Vec<B> }` and `struct B { a: Option<Box<A>> }`. `visiting` holds the
+    /// derived types whose answer is being worked out; one met again answers `false`.
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        let _ = visiting;
+        false
+    }
 
     /// The schema of one value of this type.
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema;
@@ -130,6 +138,9 @@ pub trait MongoSchema {
         }
     }
 }
+
+/// The derived types [`MongoSchema::distinct_forms`] is working out, by `type_name`.
+pub type Visiting = Vec<&'static str>;
 
 /// A path names a field that does not exist on the type it reaches.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -444,7 +455,9 @@ fn integer(
 macro_rules! integers {
     ($($ty:ty => $written:expr),* $(,)?) => {$(
         impl MongoSchema for $ty {
-            const DISTINCT_FORMS: bool = true;
+            fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 integer(
                     generator,
@@ -473,14 +486,18 @@ integers! {
 }
 
 impl MongoSchema for isize {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         i64::json_schema(generator)
     }
 }
 
 impl MongoSchema for usize {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         u64::json_schema(generator)
     }
@@ -510,14 +527,18 @@ impl MongoSchema for f32 {
 }
 
 impl MongoSchema for bool {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::Bool)
     }
 }
 
 impl MongoSchema for char {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // serde reads a char from a string of exactly one character; the server counts code points.
         JsonSchema {
@@ -529,14 +550,18 @@ impl MongoSchema for char {
 }
 
 impl MongoSchema for String {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
 }
 
 impl MongoSchema for str {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
@@ -551,7 +576,9 @@ impl MongoSchema for () {
 
 impl<T: MongoSchema> MongoSchema for Option<T> {
     const MAY_BE_ABSENT: bool = true;
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
 
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         nullable(T::json_schema(generator))
@@ -567,7 +594,9 @@ macro_rules! forward {
         $(#[$m])*
         impl<$t: MongoSchema + ?Sized> MongoSchema for $ty {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
-            const DISTINCT_FORMS: bool = $t::DISTINCT_FORMS;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+                $t::distinct_forms(visiting)
+            }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 $t::json_schema(generator)
             }
@@ -619,7 +648,9 @@ pub fn array_of(items: JsonSchema) -> JsonSchema {
 macro_rules! sequences {
     ($($ty:ident),*) => {$(
         impl<T: MongoSchema> MongoSchema for $ty<T> {
-            const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 array_of(T::json_schema(generator))
             }
@@ -640,38 +671,46 @@ impl<T: MongoSchema> MongoSchema for [T] {
 }
 
 /// The schema of a set of `T`: an array, whose members are unique when distinct members of
-/// `T` write distinct BSON ([`MongoSchema::DISTINCT_FORMS`]).
+/// `T` write distinct BSON ([`MongoSchema::distinct_forms`]).
 pub fn set_of<T: MongoSchema + ?Sized>(generator: &mut SchemaGenerator) -> JsonSchema {
     let mut schema = array_of(T::json_schema(generator));
-    if T::DISTINCT_FORMS {
+    if T::distinct_forms(&mut Visiting::new()) {
         schema.unique_items = Some(true);
     }
     schema
 }
 
 impl<T: MongoSchema, S> MongoSchema for HashSet<T, S> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema> MongoSchema for BTreeSet<T> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema, S> MongoSchema for indexmap::IndexSet<T, S> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema, const N: usize> MongoSchema for [T; N] {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         // serde writes an array as a tuple of exactly N elements and reads back only N.
         let mut schema = array_of(T::json_schema(generator));
@@ -698,7 +737,9 @@ pub fn tuple(elements: Vec<JsonSchema>) -> JsonSchema {
 macro_rules! tuples {
     ($(($($t:ident),+))*) => {$(
         impl<$($t: MongoSchema),+> MongoSchema for ($($t,)+) {
-            const DISTINCT_FORMS: bool = $($t::DISTINCT_FORMS)&&+;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+                $($t::distinct_forms(visiting))&&+
+            }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 tuple(vec![$($t::json_schema(generator)),+])
             }
@@ -831,8 +872,8 @@ pub fn schema_for<T: MongoSchema + ?Sized>(settings: GeneratorSettings) -> JsonS
 #[doc(hidden)]
 pub mod derive_support {
     pub use super::{
-        MapKey, MongoSchema, NumberTypes, PathError, SchemaGenerator, Text, array_of, nullable,
-        object, string_enum, tuple,
+        MapKey, MongoSchema, NumberTypes, PathError, SchemaGenerator, Text, Visiting, array_of,
+        nullable, object, string_enum, tuple,
     };
     pub use crate::schema::{Additional, BsonType, JsonSchema, Number, TypeConstraint};
 
@@ -1208,6 +1249,23 @@ pub mod derive_support {
             }
             self.schema
         }
+    }
+
+    /// The [`MongoSchema::distinct_forms`] of a derived type `name` whose written form is
+    /// injective in its fields: `fields` answers for them, and a type met again while its
+    /// answer is worked out (a recursive type) answers `false`.
+    pub fn distinct_fields(
+        visiting: &mut super::Visiting,
+        name: &'static str,
+        fields: impl FnOnce(&mut super::Visiting) -> bool,
+    ) -> bool {
+        if visiting.contains(&name) {
+            return false;
+        }
+        visiting.push(name);
+        let distinct = fields(visiting);
+        visiting.pop();
+        distinct
     }
 
     /// The schema function of one field or body.

@@ -53,6 +53,7 @@ fn schema_impl(c: &Container) -> TokenStream {
         quote!(__ms::derived(__g, ::core::any::type_name::<Self>(), &#spec))
     };
     let extra = extra_items(c, use_const);
+    let distinct = distinct_forms(c);
     let key_impls = string_enum_impls(c);
     quote! {
         const _: () = {
@@ -61,6 +62,7 @@ fn schema_impl(c: &Container) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics __mp::MongoSchema for #ident #ty_generics #where_clause {
                 #extra
+                #distinct
                 fn json_schema(__g: &mut __ms::SchemaGenerator) -> __ms::JsonSchema {
                     #schema
                 }
@@ -165,6 +167,63 @@ fn regex_escape(name: &str) -> String {
         out.push(ch);
     }
     out
+}
+
+/// `distinct_forms` where the written form is injective (a set of the type then gets
+/// `uniqueItems`): a struct that writes every field with its type's own impl, each of a type
+/// whose forms are distinct, or a unit-only enum (each variant its own name). Anything that
+/// can write two values alike keeps the default `false`: a skipped field (`skip`,
+/// `skip_serializing`, `skip_serializing_if`), a `with` / `serialize_with` / `serde_as`
+/// function or a stated schema (nothing says the function is injective), a flattened field
+/// (a map's keys can meet the other fields), a unit struct or untagged unit variant (both
+/// `null`, as `None` is), `into` or a container-level stated schema.
+/// A recursive type answers `false` when it meets itself (`derive_support::distinct_fields`).
+fn distinct_forms(c: &Container) -> TokenStream {
+    if c.mongo.schema_as.is_some() || c.mongo.schema_with.is_some() || c.into.is_some() {
+        return TokenStream::new();
+    }
+    let value = match &c.body {
+        Body::Struct(Style::Unit, _) => return TokenStream::new(),
+        Body::Struct(_, fields) => {
+            let mut types = Vec::new();
+            for f in fields {
+                let written_as_itself = !f.skip_serializing
+                    && !f.skip_serializing_if
+                    && !f.flatten
+                    && matches!(f.with, With::Native)
+                    && f.mongo.schema_as.is_none()
+                    && f.mongo.bson_type.is_none()
+                    && f.mongo.schema_with.is_none();
+                if !written_as_itself {
+                    return TokenStream::new();
+                }
+                types.push(&f.ty);
+            }
+            quote! {
+                __ms::distinct_fields(__v, ::core::any::type_name::<Self>(), |__v| {
+                    true #(&& <#types as __ms::MongoSchema>::distinct_forms(__v))*
+                })
+            }
+        }
+        Body::Enum(variants) => {
+            let mut names = Vec::new();
+            for v in variants.iter().filter(|v| !v.skip_serializing) {
+                if v.style != Style::Unit
+                    || v.untagged
+                    || v.custom_with
+                    || names.contains(&&v.ser_name)
+                {
+                    return TokenStream::new();
+                }
+                names.push(&v.ser_name);
+            }
+            if matches!(c.tag, Tag::Untagged) {
+                return TokenStream::new();
+            }
+            quote!(true)
+        }
+    };
+    quote!(fn distinct_forms(__v: &mut __ms::Visiting) -> bool { #value })
 }
 
 /// `MAY_BE_ABSENT` and `field_path`, where the type has them.

@@ -721,3 +721,30 @@ fn sets_of_derived_types_are_unique_exactly_where_forms_are_distinct() {
         assert!(v.is_valid(&doc), "{doc:?}");
     }
 }
+
+/// `skip_serializing` on an `Option` needs no `default`: serde reads the missing field as `None`.
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+struct WriteOnlyOption {
+    name: String,
+    #[serde(skip_serializing)]
+    secret: Option<String>,
+}
+
+#[test]
+fn skip_serializing_an_option_compiles_and_its_validator_accepts_what_it_writes() {
+    let value = WriteOnlyOption {
+        name: "a".into(),
+        secret: Some("s".into()),
+    };
+    let v = raw_validator::<WriteOnlyOption>();
+    for doc in stored_forms(&value) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+        let back: WriteOnlyOption = bson::deserialize_from_slice(doc.as_bytes()).unwrap();
+        assert_eq!(back.secret, None);
+    }
+    let schema = validator::<WriteOnlyOption>();
+    assert_eq!(
+        schema.get_array("required").unwrap(),
+        &vec![Bson::from("name")]
+    );
+}

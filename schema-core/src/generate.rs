@@ -93,6 +93,17 @@ pub trait MongoSchema {
     /// A struct field of such a type is never `required`.
     const MAY_BE_ABSENT: bool = false;
 
+    /// Whether serde reads this type from a `#[serde(flatten)]` field as a map, leaving every
+    /// field it reads for the enclosing struct, whose `deny_unknown_fields` then refuses them.
+    ///
+    /// serde's `FlatMapDeserializer` *takes* the fields a struct or an externally or adjacently
+    /// tagged enum reads (`deserialize_struct`, `deserialize_enum`), but `deserialize_map` and
+    /// `deserialize_any` only look (`FlatMapAccess`): so a map, an internally tagged or untagged
+    /// enum, and a struct that flattens a field itself, cannot sit flattened in a struct with
+    /// `deny_unknown_fields` (it writes documents it cannot read: "unknown field `type`").
+    /// The derive makes that a compile error.
+    const FLATTENED_AS_MAP: bool = false;
+
     /// Whether two different values of this type always write different BSON, as the server
     /// compares values for `uniqueItems`.
     ///
@@ -576,6 +587,8 @@ impl MongoSchema for () {
 
 impl<T: MongoSchema> MongoSchema for Option<T> {
     const MAY_BE_ABSENT: bool = true;
+    // `FlatMapDeserializer::deserialize_option` reads `T` from the same fields.
+    const FLATTENED_AS_MAP: bool = T::FLATTENED_AS_MAP;
     fn distinct_forms(visiting: &mut Visiting) -> bool {
         T::distinct_forms(visiting)
     }
@@ -594,6 +607,7 @@ macro_rules! forward {
         $(#[$m])*
         impl<$t: MongoSchema + ?Sized> MongoSchema for $ty {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
+            const FLATTENED_AS_MAP: bool = $t::FLATTENED_AS_MAP;
             fn distinct_forms(visiting: &mut Visiting) -> bool {
                 $t::distinct_forms(visiting)
             }
@@ -794,18 +808,21 @@ pub fn map_of(key_pattern: Option<String>, values: JsonSchema) -> JsonSchema {
 }
 
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for HashMap<K, V, S> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }
 }
 
 impl<K: MapKey, V: MongoSchema> MongoSchema for BTreeMap<K, V> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }
 }
 
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for indexmap::IndexMap<K, V, S> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }

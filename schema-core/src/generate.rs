@@ -1720,6 +1720,9 @@ mod tests {
     fn option_adds_null_and_may_be_absent() {
         const { assert!(<Option<String>>::MAY_BE_ABSENT) };
         const { assert!(!<String>::MAY_BE_ABSENT) };
+        const { assert!(<Option<HashMap<String, i32>>>::FLATTENED_AS_MAP) };
+        const { assert!(<bson::Document>::FLATTENED_AS_MAP && <serde_json::Value>::FLATTENED_AS_MAP) };
+        const { assert!(!<Option<String>>::FLATTENED_AS_MAP) };
         assert_eq!(
             doc_of::<Option<String>>(),
             doc! { "bsonType": ["string", "null"] }

@@ -51,8 +51,8 @@
 //!   flattened or wrapped type from elsewhere that denies unknown fields cannot be seen.
 //! - `deny_unknown_fields` beside a flattened field whose type serde reads as a map (an
 //!   internally tagged or untagged enum, a map, a struct that flattens a field itself) cannot
-//!   read what it writes, so it is a compile error; a map type the crate does not know (a
-//!   `bson::Document`) is not seen.
+//!   read what it writes, so it is a compile error (a foreign type with a hand-written impl
+//!   says so with `MongoSchema::FLATTENED_AS_MAP`).
 //! - Variant tags are also readable as integers (variant index) by serde; only names pass.
 //! - A `#[serde(other)]` variant's tag: a variant literally renamed to a name starting with
 //!   `!` is not supported.

@@ -41,9 +41,16 @@ bson_types! {
     bson::Regex => BsonType::Regex,
     bson::JavaScriptCodeWithScope => BsonType::JavaScriptWithScope,
     bson::DbPointer => BsonType::DbPointer,
-    Document => BsonType::Object,
     bson::RawDocumentBuf => BsonType::Object,
     bson::RawArrayBuf => BsonType::Array,
+}
+
+impl MongoSchema for Document {
+    // A map to serde: flattened, it reads through `deserialize_map`.
+    const FLATTENED_AS_MAP: bool = true;
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::bson_type(BsonType::Object)
+    }
 }
 
 impl MongoSchema for bson::Uuid {

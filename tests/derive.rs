@@ -620,3 +620,131 @@ fn roots_that_can_read_id_have_validators_that_accept_it() {
     let back: OpenRoot = bson::deserialize_from_slice(open_doc.as_bytes()).unwrap();
     assert!(back.rest.contains_key("_id"));
 }
+
+#[test]
+fn dotted_names_are_checked_literally_and_required_by_presence() {
+    let values = [
+        DottedNames {
+            required: 7,
+            optional: Some("x".into()),
+            aliased: true,
+            price: 1.5,
+            plain: "p".into(),
+        },
+        DottedNames {
+            required: -1,
+            optional: None,
+            aliased: false,
+            price: 0.0,
+            plain: String::new(),
+        },
+    ];
+    let v = raw_validator::<DottedNames>();
+    for value in &values {
+        for doc in stored_forms(value) {
+            let verdict = v.evaluate(&doc);
+            assert!(verdict.is_valid(), "{doc:?}: {:?}", verdict.summaries());
+            assert!(verdict.is_fully_checked(), "{doc:?}");
+        }
+        // Tight: a wrong type at the literal key "a.b" (or "$price") is refused.
+        for (key, wrong) in [("a.b", Bson::from("seven")), ("$price", Bson::from("1.5"))] {
+            let mut doc = bson::serialize_to_document(value).unwrap();
+            doc.insert(key, wrong);
+            let doc = bson::RawDocumentBuf::try_from(&doc).unwrap();
+            assert!(bson::deserialize_from_slice::<DottedNames>(doc.as_bytes()).is_err());
+            let verdict = v.evaluate(&doc);
+            assert!(!verdict.is_valid(), "{key}: {doc:?}");
+            assert!(verdict.is_fully_checked(), "{doc:?}");
+        }
+        // Tight: the required literal key "a.b" is asked for (`required` would read a path).
+        let mut doc = bson::serialize_to_document(value).unwrap();
+        doc.remove("a.b");
+        let doc = bson::RawDocumentBuf::try_from(&doc).unwrap();
+        assert!(bson::deserialize_from_slice::<DottedNames>(doc.as_bytes()).is_err());
+        assert!(!v.is_valid(&doc), "{doc:?}");
+    }
+    let closed = DottedClosed {
+        value: 3,
+        tag: Some(DottedVariant::One(4)),
+    };
+    let v = raw_validator::<DottedClosed>();
+    for doc in stored_forms(&closed) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+    }
+    let mut wrong = bson::serialize_to_document(&closed).unwrap();
+    wrong.insert("x.y", 300);
+    assert!(!v.is_valid(&bson::RawDocumentBuf::try_from(&wrong).unwrap()));
+}
+
+/// Mutually recursive types: asking whether their forms are distinct must terminate.
+#[derive(Serialize, Deserialize, MongoSchema, PartialEq, Eq, Hash)]
+struct MutualA {
+    b: Vec<MutualB>,
+}
+
+#[derive(Serialize, Deserialize, MongoSchema, PartialEq, Eq, Hash)]
+struct MutualB {
+    a: Option<Box<MutualA>>,
+}
+
+#[test]
+fn sets_of_derived_types_are_unique_exactly_where_forms_are_distinct() {
+    let distinct = |f: fn(&mut mongo_schema::generate::Visiting) -> bool| f(&mut Vec::new());
+    assert!(distinct(Status::distinct_forms) && distinct(PlainMember::distinct_forms));
+    assert!(!distinct(LossyMember::distinct_forms) && !distinct(Skips::distinct_forms));
+    // Mutually recursive types answer (a constant here would be a compile-time cycle).
+    assert!(!distinct(MutualA::distinct_forms));
+    let schema = validator::<SetsOfDerived>();
+    let unique = |field: &str| {
+        schema
+            .get_document("properties")
+            .and_then(|p| p.get_document(field))
+            .map(|f| f.get_bool("uniqueItems").unwrap_or(false))
+            .unwrap()
+    };
+    assert!(unique("statuses"), "{schema}");
+    assert!(unique("plains"), "{schema}");
+    assert!(!unique("lossy"), "{schema}");
+    // {a, 1} and {a, 2} are two members that write the same document, which the validator admits.
+    let lossy = SetsOfDerived {
+        statuses: [Status::Paid].into(),
+        plains: std::collections::BTreeSet::new(),
+        lossy: [1, 2]
+            .map(|cache| LossyMember {
+                name: "a".into(),
+                cache,
+            })
+            .into(),
+    };
+    let v = raw_validator::<SetsOfDerived>();
+    for doc in stored_forms(&lossy) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+    }
+}
+
+/// `skip_serializing` on an `Option` needs no `default`: serde reads the missing field as `None`.
+#[derive(Debug, PartialEq, Serialize, Deserialize, MongoSchema)]
+struct WriteOnlyOption {
+    name: String,
+    #[serde(skip_serializing)]
+    secret: Option<String>,
+}
+
+#[test]
+fn skip_serializing_an_option_compiles_and_its_validator_accepts_what_it_writes() {
+    let value = WriteOnlyOption {
+        name: "a".into(),
+        secret: Some("s".into()),
+    };
+    let v = raw_validator::<WriteOnlyOption>();
+    for doc in stored_forms(&value) {
+        assert!(v.is_valid(&doc), "{doc:?}");
+        let back: WriteOnlyOption = bson::deserialize_from_slice(doc.as_bytes()).unwrap();
+        assert_eq!(back.secret, None);
+    }
+    let schema = validator::<WriteOnlyOption>();
+    assert_eq!(
+        schema.get_array("required").unwrap(),
+        &vec![Bson::from("name")]
+    );
+}

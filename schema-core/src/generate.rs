@@ -36,6 +36,12 @@
 //!   deep, and admits anything deeper;
 //! - `time`'s years are its default range (-9999 to 9999): with its `large-dates` feature a
 //!   model needs `schema_as`.
+//!
+//! A stored name with a dot (`#[serde(rename = "a.b")]`) is no gap, though the server reads it
+//! as a path in `properties` and `required`: it is checked under a literal `patternProperties`
+//! pattern and, when required, its presence by `not: {patternProperties: {pattern: {not: {}}}}`
+//! ([`derive_support::insert_property`]). A name starting with `$` is a literal key to the
+//! server's parser and stays in `properties`.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -87,6 +93,17 @@ pub trait MongoSchema {
     /// A struct field of such a type is never `required`.
     const MAY_BE_ABSENT: bool = false;
 
+    /// Whether serde reads this type from a `#[serde(flatten)]` field as a map, leaving every
+    /// field it reads for the enclosing struct, whose `deny_unknown_fields` then refuses them.
+    ///
+    /// serde's `FlatMapDeserializer` *takes* the fields a struct or an externally or adjacently
+    /// tagged enum reads (`deserialize_struct`, `deserialize_enum`), but `deserialize_map` and
+    /// `deserialize_any` only look (`FlatMapAccess`): so a map, an internally tagged or untagged
+    /// enum, and a struct that flattens a field itself, cannot sit flattened in a struct with
+    /// `deny_unknown_fields` (it writes documents it cannot read: "unknown field `type`").
+    /// The derive makes that a compile error.
+    const FLATTENED_AS_MAP: bool = false;
+
     /// Whether two different values of this type always write different BSON, as the server
     /// compares values for `uniqueItems`.
     ///
@@ -94,7 +111,15 @@ pub trait MongoSchema {
     /// False unless stated: a struct that skips a field writes `{name: "a"}` for both
     /// `{a, 1}` and `{a, 2}`, and `1.0` and `1.00` are different `Decimal128`s that the server
     /// compares equal.
-    const DISTINCT_FORMS: bool = false;
+    ///
+    /// A function, not a constant, so that mutually recursive types can answer: a constant
+    /// defined by the constants of its field types is a compile-time cycle (E0391) for
+    /// `struct A { b: Vec<B> }` and `struct B { a: Option<Box<A>> }`. `visiting` holds the
+    /// derived types whose answer is being worked out; one met again answers `false`.
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        let _ = visiting;
+        false
+    }
 
     /// The schema of one value of this type.
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema;
@@ -124,6 +149,9 @@ pub trait MongoSchema {
         }
     }
 }
+
+/// The derived types [`MongoSchema::distinct_forms`] is working out, by `type_name`.
+pub type Visiting = Vec<&'static str>;
 
 /// A path names a field that does not exist on the type it reaches.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -438,7 +466,9 @@ fn integer(
 macro_rules! integers {
     ($($ty:ty => $written:expr),* $(,)?) => {$(
         impl MongoSchema for $ty {
-            const DISTINCT_FORMS: bool = true;
+            fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 integer(
                     generator,
@@ -467,14 +497,18 @@ integers! {
 }
 
 impl MongoSchema for isize {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         i64::json_schema(generator)
     }
 }
 
 impl MongoSchema for usize {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         u64::json_schema(generator)
     }
@@ -504,14 +538,18 @@ impl MongoSchema for f32 {
 }
 
 impl MongoSchema for bool {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::Bool)
     }
 }
 
 impl MongoSchema for char {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // serde reads a char from a string of exactly one character; the server counts code points.
         JsonSchema {
@@ -523,14 +561,18 @@ impl MongoSchema for char {
 }
 
 impl MongoSchema for String {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
 }
 
 impl MongoSchema for str {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::String)
     }
@@ -545,7 +587,11 @@ impl MongoSchema for () {
 
 impl<T: MongoSchema> MongoSchema for Option<T> {
     const MAY_BE_ABSENT: bool = true;
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    // `FlatMapDeserializer::deserialize_option` reads `T` from the same fields.
+    const FLATTENED_AS_MAP: bool = T::FLATTENED_AS_MAP;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
 
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         nullable(T::json_schema(generator))
@@ -561,7 +607,10 @@ macro_rules! forward {
         $(#[$m])*
         impl<$t: MongoSchema + ?Sized> MongoSchema for $ty {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
-            const DISTINCT_FORMS: bool = $t::DISTINCT_FORMS;
+            const FLATTENED_AS_MAP: bool = $t::FLATTENED_AS_MAP;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+                $t::distinct_forms(visiting)
+            }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 $t::json_schema(generator)
             }
@@ -613,7 +662,9 @@ pub fn array_of(items: JsonSchema) -> JsonSchema {
 macro_rules! sequences {
     ($($ty:ident),*) => {$(
         impl<T: MongoSchema> MongoSchema for $ty<T> {
-            const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 array_of(T::json_schema(generator))
             }
@@ -634,38 +685,46 @@ impl<T: MongoSchema> MongoSchema for [T] {
 }
 
 /// The schema of a set of `T`: an array, whose members are unique when distinct members of
-/// `T` write distinct BSON ([`MongoSchema::DISTINCT_FORMS`]).
+/// `T` write distinct BSON ([`MongoSchema::distinct_forms`]).
 pub fn set_of<T: MongoSchema + ?Sized>(generator: &mut SchemaGenerator) -> JsonSchema {
     let mut schema = array_of(T::json_schema(generator));
-    if T::DISTINCT_FORMS {
+    if T::distinct_forms(&mut Visiting::new()) {
         schema.unique_items = Some(true);
     }
     schema
 }
 
 impl<T: MongoSchema, S> MongoSchema for HashSet<T, S> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema> MongoSchema for BTreeSet<T> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema, S> MongoSchema for indexmap::IndexSet<T, S> {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         set_of::<T>(generator)
     }
 }
 
 impl<T: MongoSchema, const N: usize> MongoSchema for [T; N] {
-    const DISTINCT_FORMS: bool = T::DISTINCT_FORMS;
+    fn distinct_forms(visiting: &mut Visiting) -> bool {
+        T::distinct_forms(visiting)
+    }
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         // serde writes an array as a tuple of exactly N elements and reads back only N.
         let mut schema = array_of(T::json_schema(generator));
@@ -692,7 +751,9 @@ pub fn tuple(elements: Vec<JsonSchema>) -> JsonSchema {
 macro_rules! tuples {
     ($(($($t:ident),+))*) => {$(
         impl<$($t: MongoSchema),+> MongoSchema for ($($t,)+) {
-            const DISTINCT_FORMS: bool = $($t::DISTINCT_FORMS)&&+;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+                $($t::distinct_forms(visiting))&&+
+            }
             fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
                 tuple(vec![$($t::json_schema(generator)),+])
             }
@@ -747,18 +808,21 @@ pub fn map_of(key_pattern: Option<String>, values: JsonSchema) -> JsonSchema {
 }
 
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for HashMap<K, V, S> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }
 }
 
 impl<K: MapKey, V: MongoSchema> MongoSchema for BTreeMap<K, V> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }
 }
 
 impl<K: MapKey, V: MongoSchema, S> MongoSchema for indexmap::IndexMap<K, V, S> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(generator: &mut SchemaGenerator) -> JsonSchema {
         map_of(K::key_pattern(), V::json_schema(generator))
     }
@@ -825,8 +889,8 @@ pub fn schema_for<T: MongoSchema + ?Sized>(settings: GeneratorSettings) -> JsonS
 #[doc(hidden)]
 pub mod derive_support {
     pub use super::{
-        MapKey, MongoSchema, NumberTypes, PathError, SchemaGenerator, Text, array_of, nullable,
-        object, string_enum, tuple,
+        MapKey, MongoSchema, NumberTypes, PathError, SchemaGenerator, Text, Visiting, array_of,
+        nullable, object, string_enum, tuple,
     };
     pub use crate::schema::{Additional, BsonType, JsonSchema, Number, TypeConstraint};
 
@@ -846,6 +910,105 @@ pub mod derive_support {
         flattened_names: Vec<String>,
         /// Which of `constraints` are a flattened enum's branches.
         flattened_enums: Vec<usize>,
+    }
+
+    /// Whether the server reads a stored name in `properties` or `required` as a dotted path.
+    ///
+    /// `json_schema_parser.cpp` parses each `properties` entry with its name as the path of the
+    /// nested match expressions (`parseProperties`) and each `required` name as an
+    /// `ExistsMatchExpression` on that path (`translateRequired`); a path is a `FieldRef`, split
+    /// at dots (our evaluator does the same: `eval/paths.rs`). So a field serde writes under the
+    /// literal key `"a.b"` is checked by neither, and `required: ["a.b"]` is satisfied by no
+    /// document that has it. A name starting with `$` is no path: `FieldRef` gives `$` no meaning
+    /// at the start of a part, and the exists/type expressions read the literal key.
+    pub fn is_dotted(name: &str) -> bool {
+        name.contains('.')
+    }
+
+    /// The `patternProperties` pattern matching exactly the literal name `name`.
+    ///
+    /// `patternProperties` names are compiled by PCRE with no options
+    /// (`InternalSchemaAllowedPropertiesMatchExpression::Pattern`), so every ASCII character
+    /// that is not a letter, digit or `_` is escaped with a backslash (PCRE: a backslash before
+    /// a non-alphanumeric character matches it literally), other bytes match themselves, and the
+    /// end is `\z`: `$` would also match before a final newline.
+    pub fn literal_pattern(name: &str) -> String {
+        let mut pattern = String::with_capacity(name.len() + 4);
+        pattern.push('^');
+        for c in name.chars() {
+            if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push_str("\\z");
+        pattern
+    }
+
+    /// The name a [`literal_pattern`] matches, `None` for any other pattern.
+    pub(super) fn literal_name(pattern: &str) -> Option<String> {
+        let body = pattern.strip_prefix('^')?.strip_suffix("\\z")?;
+        let mut name = String::with_capacity(body.len());
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            let literal = if c == '\\' {
+                chars
+                    .next()
+                    .filter(|e| e.is_ascii() && !e.is_ascii_alphanumeric() && *e != '_')?
+            } else if c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' {
+                return None;
+            } else {
+                c
+            };
+            name.push(literal);
+        }
+        (literal_pattern(&name) == pattern).then_some(name)
+    }
+
+    /// Adds the property `name` to `schema`: in `properties` (and `required` when `required`),
+    /// or, for a [dotted](is_dotted) name, in `patternProperties` under its
+    /// [`literal_pattern`], its presence (when `required`) an `allOf` member ([`present`]).
+    pub fn insert_property(schema: &mut JsonSchema, name: &str, required: bool, value: JsonSchema) {
+        if is_dotted(name) {
+            schema
+                .pattern_properties
+                .insert(literal_pattern(name), value);
+            if required {
+                schema
+                    .all_of
+                    .get_or_insert_with(Vec::new)
+                    .push(present(name));
+            }
+        } else {
+            schema.properties.insert(name.to_owned(), value);
+            if required {
+                schema.require(name);
+            }
+        }
+    }
+
+    /// The literal key `name` is present: `required`, or for a [dotted](is_dotted) name, which
+    /// `required` reads as a path, "not every key matching its [`literal_pattern`] fails
+    /// `{not: {}}`" (`patternProperties` matches literal names; `{}` matches every value).
+    pub fn present(name: &str) -> JsonSchema {
+        if !is_dotted(name) {
+            return JsonSchema {
+                required: Some(vec![name.to_owned()]),
+                ..JsonSchema::default()
+            };
+        }
+        let mut absent = JsonSchema::default();
+        absent.pattern_properties.insert(
+            literal_pattern(name),
+            JsonSchema {
+                not: Some(Box::new(JsonSchema::any())),
+                ..JsonSchema::default()
+            },
+        );
+        JsonSchema {
+            not: Some(Box::new(absent)),
+            ..JsonSchema::default()
+        }
     }
 
     /// In a closed struct, each branch of a flattened enum refuses the names that only the
@@ -870,10 +1033,7 @@ pub mod derive_support {
                 .filter(|(j, _)| *j != i)
                 .flat_map(|(_, n)| n.iter())
                 .filter(|n| !names[i].contains(n))
-                .map(|n| JsonSchema {
-                    required: Some(vec![n.clone()]),
-                    ..JsonSchema::default()
-                })
+                .map(|n| present(n))
                 .collect();
             if others.is_empty() {
                 continue;
@@ -922,8 +1082,7 @@ pub mod derive_support {
                 .filter_map(|n| n.as_str())
                 .map(|name| {
                     let mut unit = object();
-                    unit.properties.insert(name.to_owned(), null());
-                    unit.require(name);
+                    insert_property(&mut unit, name, true, null());
                     unit
                 })
                 .collect();
@@ -954,11 +1113,16 @@ pub mod derive_support {
         }
     }
 
-    /// Every property name a schema or its combined branches and members name.
+    /// Every property name a schema or its combined branches and members name, dotted names
+    /// ([`insert_property`]) included.
     fn property_names(schema: &JsonSchema, out: &mut Vec<String>) {
-        for name in schema.properties.keys() {
-            if !out.contains(name) {
-                out.push(name.clone());
+        let dotted = schema
+            .pattern_properties
+            .keys()
+            .filter_map(|p| literal_name(p));
+        for name in schema.properties.keys().cloned().chain(dotted) {
+            if !out.contains(&name) {
+                out.push(name);
             }
         }
         for list in [&schema.any_of, &schema.one_of, &schema.all_of]
@@ -986,27 +1150,16 @@ pub mod derive_support {
 
         /// A property with an explicit schema.
         pub fn prop(&mut self, name: &str, required: bool, schema: JsonSchema) {
-            self.schema.properties.insert(name.to_owned(), schema);
-            if required {
-                self.schema.require(name);
-            }
+            insert_property(&mut self.schema, name, required, schema);
         }
 
         /// A property read under several names (serde `alias`): each name gets the schema, and
         /// at most one may appear (serde rejects a duplicate field); exactly one when required.
         pub fn aliased(&mut self, names: &[&str], required: bool, schema: JsonSchema) {
             for name in names {
-                self.schema
-                    .properties
-                    .insert((*name).to_owned(), schema.clone());
+                insert_property(&mut self.schema, name, false, schema.clone());
             }
-            let mut one: Vec<JsonSchema> = names
-                .iter()
-                .map(|n| JsonSchema {
-                    required: Some(vec![(*n).to_owned()]),
-                    ..JsonSchema::default()
-                })
-                .collect();
+            let mut one: Vec<JsonSchema> = names.iter().map(|n| present(n)).collect();
             if !required {
                 // None of the names, or exactly one of them.
                 let none = JsonSchema {
@@ -1051,6 +1204,13 @@ pub mod derive_support {
             for (name, schema) in std::mem::take(&mut inner.properties) {
                 self.schema.properties.insert(name, schema);
             }
+            // The flattened struct's dotted fields ([`insert_property`]); a map's key pattern
+            // is not kept, since it would also apply to this struct's own fields.
+            for (pattern, schema) in std::mem::take(&mut inner.pattern_properties) {
+                if literal_name(&pattern).is_some() {
+                    self.schema.pattern_properties.insert(pattern, schema);
+                }
+            }
             if let Some(required) = inner.required.take() {
                 if !optional {
                     required.into_iter().for_each(|r| self.schema.require(r));
@@ -1086,20 +1246,43 @@ pub mod derive_support {
                 Some(Additional::Allowed(false))
             ) {
                 for name in self.flattened_names {
-                    self.schema
-                        .properties
-                        .entry(name)
-                        .or_insert_with(JsonSchema::any);
+                    let (names, key) = if is_dotted(&name) {
+                        (&mut self.schema.pattern_properties, literal_pattern(&name))
+                    } else {
+                        (&mut self.schema.properties, name)
+                    };
+                    names.entry(key).or_insert_with(JsonSchema::any);
                 }
                 for &i in &self.flattened_enums {
                     exclusive_branches(&mut self.constraints[i]);
                 }
             }
             if !self.constraints.is_empty() {
-                self.schema.all_of = Some(self.constraints);
+                // After the presence of dotted required fields ([`insert_property`]).
+                self.schema
+                    .all_of
+                    .get_or_insert_with(Vec::new)
+                    .extend(self.constraints);
             }
             self.schema
         }
+    }
+
+    /// The [`MongoSchema::distinct_forms`] of a derived type `name` whose written form is
+    /// injective in its fields: `fields` answers for them, and a type met again while its
+    /// answer is worked out (a recursive type) answers `false`.
+    pub fn distinct_fields(
+        visiting: &mut super::Visiting,
+        name: &'static str,
+        fields: impl FnOnce(&mut super::Visiting) -> bool,
+    ) -> bool {
+        if visiting.contains(&name) {
+            return false;
+        }
+        visiting.push(name);
+        let distinct = fields(visiting);
+        visiting.pop();
+        distinct
     }
 
     /// The schema function of one field or body.
@@ -1242,8 +1425,7 @@ pub mod derive_support {
     /// An externally tagged data variant: `{V: content}` and nothing else.
     pub fn external(name: &str, content: JsonSchema) -> JsonSchema {
         let mut schema = object();
-        schema.properties.insert(name.to_owned(), content);
-        schema.require(name);
+        insert_property(&mut schema, name, true, content);
         schema.additional_properties = Some(Additional::Allowed(false));
         schema
     }
@@ -1295,7 +1477,8 @@ pub mod derive_support {
         let mergeable = content.any_of.is_none()
             && content.one_of.is_none()
             && content.not.is_none()
-            && !content.properties.contains_key(tag);
+            && !content.properties.contains_key(tag)
+            && !is_dotted(tag);
         if mergeable {
             content.types = Some(TypeConstraint::BsonType(vec![BsonType::Object]));
             let mut properties = indexmap::IndexMap::new();
@@ -1308,8 +1491,7 @@ pub mod derive_support {
             content
         } else {
             let mut head = object();
-            head.properties.insert(tag.to_owned(), tag_schema);
-            head.require(tag);
+            insert_property(&mut head, tag, true, tag_schema);
             JsonSchema {
                 all_of: Some(vec![head, content]),
                 ..JsonSchema::default()
@@ -1327,19 +1509,10 @@ pub mod derive_support {
         closed: bool,
     ) -> JsonSchema {
         let mut schema = object();
-        schema.properties.insert(tag.to_owned(), tag_schema(names));
-        schema.require(tag);
+        insert_property(&mut schema, tag, true, tag_schema(names));
         match content {
-            Some(content) => {
-                schema.properties.insert(content_key.to_owned(), content);
-                schema.require(content_key);
-            }
-            None => {
-                schema.not = Some(Box::new(JsonSchema {
-                    required: Some(vec![content_key.to_owned()]),
-                    ..JsonSchema::default()
-                }));
-            }
+            Some(content) => insert_property(&mut schema, content_key, true, content),
+            None => schema.not = Some(Box::new(present(content_key))),
         }
         if closed {
             schema.additional_properties = Some(Additional::Allowed(false));
@@ -1490,6 +1663,30 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_pattern_reads_back_only_as_its_name() {
+        use derive_support::{is_dotted, literal_pattern, present};
+        for name in ["a.b", "x", "$p.q", r"a\z.^$", "é.(b)", "a b.c"] {
+            let pattern = literal_pattern(name);
+            assert_eq!(
+                derive_support::literal_name(&pattern).as_deref(),
+                Some(name),
+                "{pattern}"
+            );
+        }
+        assert_eq!(literal_pattern("a.b"), r"^a\.b\z");
+        // A map's key pattern is no literal name.
+        for pattern in ["^[0-9]+$", "^a.b\\z", "a", "^a\\z\\z"] {
+            assert_eq!(derive_support::literal_name(pattern), None, "{pattern}");
+        }
+        assert!(is_dotted("a.b") && !is_dotted("$x"));
+        assert_eq!(present("x").to_document(), doc! { "required": ["x"] });
+        assert_eq!(
+            present("a.b").to_document(),
+            doc! { "not": { "patternProperties": { r"^a\.b\z": { "not": {} } } } }
+        );
+    }
+
+    #[test]
     fn i32_admits_int_and_long_within_its_range() {
         assert_eq!(
             doc_of::<i32>(),
@@ -1523,6 +1720,9 @@ mod tests {
     fn option_adds_null_and_may_be_absent() {
         const { assert!(<Option<String>>::MAY_BE_ABSENT) };
         const { assert!(!<String>::MAY_BE_ABSENT) };
+        const { assert!(<Option<HashMap<String, i32>>>::FLATTENED_AS_MAP) };
+        const { assert!(<bson::Document>::FLATTENED_AS_MAP && <serde_json::Value>::FLATTENED_AS_MAP) };
+        const { assert!(!<Option<String>>::FLATTENED_AS_MAP) };
         assert_eq!(
             doc_of::<Option<String>>(),
             doc! { "bsonType": ["string", "null"] }

@@ -49,6 +49,15 @@
 //!   `_id` field, an externally tagged enum, a flattened map (or an internally tagged newtype
 //!   over one) whose values cannot read an ObjectId are compile errors on `collection`. A
 //!   flattened or wrapped type from elsewhere that denies unknown fields cannot be seen.
+//! - `deny_unknown_fields` beside a flattened field whose type serde reads as a map (an
+//!   internally tagged or untagged enum, a map, a struct that flattens a field itself) cannot
+//!   read what it writes, so it is a compile error (a foreign type with a hand-written impl
+//!   says so with `MongoSchema::FLATTENED_AS_MAP`).
+//! - A flattened internally tagged variant that is itself closed (`deny_unknown_fields` on the
+//!   enum, or a newtype over a unit struct) refuses unknown fields beside it when serde reads
+//!   it, but in a struct without `deny_unknown_fields` the validator admits them: the branch
+//!   must stay open to the struct's own fields, and which branches serde closes is not carried
+//!   into the schema.
 //! - Variant tags are also readable as integers (variant index) by serde; only names pass.
 //! - A `#[serde(other)]` variant's tag: a variant literally renamed to a name starting with
 //!   `!` is not supported.

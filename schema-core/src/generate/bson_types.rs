@@ -3,7 +3,7 @@
 
 use bson::{Bson, Document};
 
-use super::{MongoSchema, SchemaGenerator};
+use super::{MongoSchema, SchemaGenerator, Visiting};
 use crate::schema::{BsonType, JsonSchema};
 
 macro_rules! bson_types {
@@ -17,14 +17,18 @@ macro_rules! bson_types {
 }
 
 impl MongoSchema for bson::oid::ObjectId {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::ObjectId)
     }
 }
 
 impl MongoSchema for bson::DateTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         JsonSchema::bson_type(BsonType::Date)
     }
@@ -37,13 +41,22 @@ bson_types! {
     bson::Regex => BsonType::Regex,
     bson::JavaScriptCodeWithScope => BsonType::JavaScriptWithScope,
     bson::DbPointer => BsonType::DbPointer,
-    Document => BsonType::Object,
     bson::RawDocumentBuf => BsonType::Object,
     bson::RawArrayBuf => BsonType::Array,
 }
 
+impl MongoSchema for Document {
+    // A map to serde: flattened, it reads through `deserialize_map`.
+    const FLATTENED_AS_MAP: bool = true;
+    fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
+        JsonSchema::bson_type(BsonType::Object)
+    }
+}
+
 impl MongoSchema for bson::Uuid {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // $jsonSchema cannot pin a binary subtype: a binData of another subtype passes the
         // validator but does not read as a Uuid (documented gap).

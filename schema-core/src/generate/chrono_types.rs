@@ -3,40 +3,50 @@
 //! the derive recognises.
 
 use super::derive_support::any_of;
-use super::{MongoSchema, SchemaGenerator, string_enum, tuple};
+use super::{MongoSchema, SchemaGenerator, Visiting, string_enum, tuple};
 use crate::formats;
 use crate::schema::{JsonSchema, Number};
 
 impl<Tz: chrono::TimeZone> MongoSchema for chrono::DateTime<Tz> {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         formats::chrono_date_time_string()
     }
 }
 
 impl MongoSchema for chrono::NaiveDateTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         formats::chrono_naive_date_time_string()
     }
 }
 
 impl MongoSchema for chrono::NaiveDate {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         formats::naive_date_string()
     }
 }
 
 impl MongoSchema for chrono::NaiveTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         formats::naive_time_string()
     }
 }
 
 impl MongoSchema for chrono::Weekday {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // Written by `Display` as the short name; read by `FromStr` (short or long, any case).
         string_enum(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
@@ -44,7 +54,9 @@ impl MongoSchema for chrono::Weekday {
 }
 
 impl MongoSchema for chrono::Month {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // Written as `Month::name()`.
         string_enum([
@@ -65,7 +77,9 @@ impl MongoSchema for chrono::Month {
 }
 
 impl MongoSchema for chrono::TimeDelta {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         // `(secs: i64, nanos: i32)`, read back through `TimeDelta::new`, which refuses nanos
         // outside 0..1e9 and anything past +-i64::MAX milliseconds: the first and the last

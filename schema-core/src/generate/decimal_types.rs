@@ -4,7 +4,6 @@ use super::{MongoSchema, SchemaGenerator};
 use crate::schema::{BsonType, JsonSchema, Number};
 
 impl MongoSchema for rust_decimal::Decimal {
-    const DISTINCT_FORMS: bool = false;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // With its `serde` feature a Decimal is written as a plain decimal string (`-1.2300`)
         // and, with `serde-float`, as a double; its visitor reads a string (plain or

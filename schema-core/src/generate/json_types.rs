@@ -4,6 +4,7 @@ use super::{MongoSchema, SchemaGenerator, object};
 use crate::schema::{Additional, BsonType, Items, JsonSchema};
 
 impl MongoSchema for serde_json::Value {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         json_value(NESTING_CHECKED)
     }
@@ -33,6 +34,7 @@ fn json_value(depth: usize) -> JsonSchema {
 }
 
 impl MongoSchema for serde_json::Map<String, serde_json::Value> {
+    const FLATTENED_AS_MAP: bool = true;
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         let mut schema = json_value(NESTING_CHECKED);
         schema.not = None;

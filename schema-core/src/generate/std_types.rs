@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use bson::Bson;
 
-use super::{MongoSchema, SchemaGenerator, derive_support, object, tuple};
+use super::{MongoSchema, SchemaGenerator, Visiting, derive_support, object, tuple};
 use crate::schema::{Additional, BsonType, JsonSchema, Number};
 
 /// A closed object of required fields: how serde writes std's structs (`Duration`, `Range`),
@@ -107,7 +107,9 @@ impl<T: MongoSchema, E: MongoSchema> MongoSchema for Result<T, E> {
 }
 
 impl<T: ?Sized> MongoSchema for PhantomData<T> {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // A unit struct: written as null, read only from null (a missing field is an error).
         JsonSchema::bson_type(BsonType::Null)
@@ -117,7 +119,9 @@ impl<T: ?Sized> MongoSchema for PhantomData<T> {
 macro_rules! non_zero {
     ($($ty:ty => $int:ty),* $(,)?) => {$(
         impl MongoSchema for $ty {
-            const DISTINCT_FORMS: bool = true;
+            fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
             fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
                 let mut schema = <$int>::json_schema(g);
                 if <$int>::MIN == 0 {
@@ -146,7 +150,9 @@ macro_rules! transparent {
         $(#[$m])*
         impl<$t: MongoSchema> MongoSchema for $ty {
             const MAY_BE_ABSENT: bool = $t::MAY_BE_ABSENT;
-            const DISTINCT_FORMS: bool = $t::DISTINCT_FORMS;
+            fn distinct_forms(visiting: &mut Visiting) -> bool {
+                $t::distinct_forms(visiting)
+            }
             fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
                 $t::json_schema(g)
             }
@@ -177,28 +183,36 @@ fn octets(g: &mut SchemaGenerator, n: usize) -> JsonSchema {
 }
 
 impl MongoSchema for Ipv4Addr {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         octets(g, 4)
     }
 }
 
 impl MongoSchema for Ipv6Addr {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         octets(g, 16)
     }
 }
 
 impl MongoSchema for IpAddr {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         external_enum(&[], vec![("V4", octets(g, 4)), ("V6", octets(g, 16))])
     }
 }
 
 impl MongoSchema for SocketAddrV4 {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         tuple(vec![octets(g, 4), u16::json_schema(g)])
     }
@@ -220,7 +234,9 @@ impl MongoSchema for SocketAddr {
 }
 
 impl MongoSchema for std::path::PathBuf {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // Written as its UTF-8 string (serde refuses a path that is not UTF-8), read from any
         // string.
@@ -229,7 +245,9 @@ impl MongoSchema for std::path::PathBuf {
 }
 
 impl MongoSchema for std::path::Path {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         std::path::PathBuf::json_schema(g)
     }

@@ -10,7 +10,7 @@
 //! `Weekday` and `Month` have no schema: `time` reads them only through `visit_u8`, which
 //! bson's deserializer never calls (it hands over an `i32`), so neither reads back from BSON.
 
-use super::{MongoSchema, SchemaGenerator, tuple};
+use super::{MongoSchema, SchemaGenerator, Visiting, tuple};
 use crate::schema::{JsonSchema, Number};
 
 fn part(mut schema: JsonSchema, lo: i64, hi: i64) -> JsonSchema {
@@ -47,7 +47,9 @@ fn offset_parts(g: &mut SchemaGenerator) -> Vec<JsonSchema> {
 }
 
 impl MongoSchema for time::OffsetDateTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         let mut parts = date_parts(g);
         parts.extend(time_parts(g));
@@ -57,7 +59,9 @@ impl MongoSchema for time::OffsetDateTime {
 }
 
 impl MongoSchema for time::PrimitiveDateTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         let mut parts = date_parts(g);
         parts.extend(time_parts(g));
@@ -66,35 +70,45 @@ impl MongoSchema for time::PrimitiveDateTime {
 }
 
 impl MongoSchema for time::UtcDateTime {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         time::PrimitiveDateTime::json_schema(g)
     }
 }
 
 impl MongoSchema for time::Date {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         tuple(date_parts(g))
     }
 }
 
 impl MongoSchema for time::Time {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         tuple(time_parts(g))
     }
 }
 
 impl MongoSchema for time::UtcOffset {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         tuple(offset_parts(g))
     }
 }
 
 impl MongoSchema for time::Duration {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(g: &mut SchemaGenerator) -> JsonSchema {
         // `(whole seconds: i64, nanoseconds: i32)`, the nanoseconds signed like the seconds.
         tuple(vec![

@@ -1,10 +1,12 @@
 //! The schema of `uuid::Uuid`.
 
-use super::{MongoSchema, SchemaGenerator};
+use super::{MongoSchema, SchemaGenerator, Visiting};
 use crate::schema::{BsonType, JsonSchema};
 
 impl MongoSchema for uuid::Uuid {
-    const DISTINCT_FORMS: bool = true;
+    fn distinct_forms(_: &mut Visiting) -> bool {
+        true
+    }
     fn json_schema(_: &mut SchemaGenerator) -> JsonSchema {
         // uuid writes 16 raw bytes (binData subtype 0) to a serializer that is not human
         // readable, bson's raw one, and reads them back. `bson::serialize_to_document` is

@@ -4,6 +4,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 
 mod declaration;
 
@@ -53,6 +54,16 @@ fn schema_impl(c: &Container) -> TokenStream {
         quote!(__ms::derived(__g, ::core::any::type_name::<Self>(), &#spec))
     };
     let extra = extra_items(c, use_const);
+    let distinct = distinct_forms(c);
+    let flattened_as_map = flattened_as_map(c);
+    let readable = readable_flattens(c);
+    let (free_checks, body_checks) = if c.generics.params.is_empty() {
+        (quote!(#(const _: () = #readable;)*), TokenStream::new())
+    } else {
+        // A free constant cannot name the type's parameters; an inline one is checked for
+        // each instance.
+        (TokenStream::new(), quote!(#(const { #readable };)*))
+    };
     let key_impls = string_enum_impls(c);
     quote! {
         const _: () = {
@@ -61,10 +72,14 @@ fn schema_impl(c: &Container) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics __mp::MongoSchema for #ident #ty_generics #where_clause {
                 #extra
+                #flattened_as_map
+                #distinct
                 fn json_schema(__g: &mut __ms::SchemaGenerator) -> __ms::JsonSchema {
+                    #body_checks
                     #schema
                 }
             }
+            #free_checks
             #key_impls
         };
     }
@@ -165,6 +180,117 @@ fn regex_escape(name: &str) -> String {
         out.push(ch);
     }
     out
+}
+
+/// `FLATTENED_AS_MAP` (see the trait) for a type serde reads through `deserialize_map` or
+/// `deserialize_any`: a struct that flattens a field, an internally tagged or untagged enum,
+/// an enum with an untagged variant.
+fn flattened_as_map(c: &Container) -> TokenStream {
+    if c.transparent || c.from.is_some() || c.try_from.is_some() {
+        return TokenStream::new();
+    }
+    let as_map = match &c.body {
+        Body::Struct(Style::Struct, fields) => fields.iter().any(|f| f.flatten && !f.is_skipped()),
+        Body::Struct(..) => false,
+        Body::Enum(variants) => {
+            matches!(c.tag, Tag::Internal(_) | Tag::Untagged) || variants.iter().any(|v| v.untagged)
+        }
+    };
+    if as_map {
+        quote!(
+            const FLATTENED_AS_MAP: bool = true;
+        )
+    } else {
+        TokenStream::new()
+    }
+}
+
+/// With `deny_unknown_fields`, each flattened field's type must be read as serde takes its
+/// fields, or the struct cannot read what it writes: one compile-time assertion per field,
+/// spanned at its type.
+fn readable_flattens(c: &Container) -> Vec<TokenStream> {
+    if !c.deny_unknown_fields {
+        return Vec::new();
+    }
+    let fields: Box<dyn Iterator<Item = &Field>> = match &c.body {
+        Body::Struct(_, fields) => Box::new(fields.iter()),
+        Body::Enum(variants) => Box::new(variants.iter().flat_map(|v| v.fields.iter())),
+    };
+    fields
+        .filter(|f| f.flatten && !f.skip_deserializing)
+        .filter_map(|f| {
+            let ty = f.schema_type()?;
+            let span = f.ty.span();
+            let message = format!(
+                "#[serde(deny_unknown_fields)] beside the flattened field `{}`, which serde reads \
+                 as a map (an internally tagged or untagged enum, a map, a struct that flattens a \
+                 field itself), cannot read what it writes: serde leaves the fields it read for \
+                 deny_unknown_fields to refuse; remove deny_unknown_fields or do not flatten \
+                 this field",
+                f.member.to_token_stream()
+            );
+            Some(quote_spanned! {span=>
+                ::core::assert!(!<#ty as __ms::MongoSchema>::FLATTENED_AS_MAP, #message)
+            })
+        })
+        .collect()
+}
+
+/// `distinct_forms` where the written form is injective (a set of the type then gets
+/// `uniqueItems`): a struct that writes every field with its type's own impl, each of a type
+/// whose forms are distinct, or a unit-only enum (each variant its own name). Anything that
+/// can write two values alike keeps the default `false`: a skipped field (`skip`,
+/// `skip_serializing`, `skip_serializing_if`), a `with` / `serialize_with` / `serde_as`
+/// function or a stated schema (nothing says the function is injective), a flattened field
+/// (a map's keys can meet the other fields), a unit struct or untagged unit variant (both
+/// `null`, as `None` is), `into` or a container-level stated schema.
+/// A recursive type answers `false` when it meets itself (`derive_support::distinct_fields`).
+fn distinct_forms(c: &Container) -> TokenStream {
+    if c.mongo.schema_as.is_some() || c.mongo.schema_with.is_some() || c.into.is_some() {
+        return TokenStream::new();
+    }
+    let value = match &c.body {
+        Body::Struct(Style::Unit, _) => return TokenStream::new(),
+        Body::Struct(_, fields) => {
+            let mut types = Vec::new();
+            for f in fields {
+                let written_as_itself = !f.skip_serializing
+                    && !f.skip_serializing_if
+                    && !f.flatten
+                    && matches!(f.with, With::Native)
+                    && f.mongo.schema_as.is_none()
+                    && f.mongo.bson_type.is_none()
+                    && f.mongo.schema_with.is_none();
+                if !written_as_itself {
+                    return TokenStream::new();
+                }
+                types.push(&f.ty);
+            }
+            quote! {
+                __ms::distinct_fields(__v, ::core::any::type_name::<Self>(), |__v| {
+                    true #(&& <#types as __ms::MongoSchema>::distinct_forms(__v))*
+                })
+            }
+        }
+        Body::Enum(variants) => {
+            let mut names = Vec::new();
+            for v in variants.iter().filter(|v| !v.skip_serializing) {
+                if v.style != Style::Unit
+                    || v.untagged
+                    || v.custom_with
+                    || names.contains(&&v.ser_name)
+                {
+                    return TokenStream::new();
+                }
+                names.push(&v.ser_name);
+            }
+            if matches!(c.tag, Tag::Untagged) {
+                return TokenStream::new();
+            }
+            quote!(true)
+        }
+    };
+    quote!(fn distinct_forms(__v: &mut __ms::Visiting) -> bool { #value })
 }
 
 /// `MAY_BE_ABSENT` and `field_path`, where the type has them.

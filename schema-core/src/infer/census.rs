@@ -12,6 +12,8 @@ use bson::raw::{RawArray, RawBsonRef};
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use crate::schema::BsonType;
+
 /// How deep the census descends: the server's nesting limit for stored documents, the root
 /// document being level 1 (as [`crate::eval::MAX_DEPTH`] counts).
 pub const MAX_DEPTH: usize = crate::eval::MAX_DEPTH;
@@ -26,156 +28,31 @@ pub const MAX_DISTINCT: usize = 32;
 /// Strings longer than this (in bytes) are not enum candidates: seeing one stops the tracking.
 pub const MAX_DISTINCT_LEN: usize = 64;
 
-/// The BSON types, in the order of their type bytes, spelled as the server spells `$type`.
-pub const TYPE_NAMES: [&str; 21] = [
-    "double",
-    "string",
-    "object",
-    "array",
-    "binData",
-    "undefined",
-    "objectId",
-    "bool",
-    "date",
-    "null",
-    "regex",
-    "dbPointer",
-    "javascript",
-    "symbol",
-    "javascriptWithScope",
-    "int",
-    "timestamp",
-    "long",
-    "decimal",
-    "minKey",
-    "maxKey",
-];
-
-/// A BSON type, as an index into [`TYPE_NAMES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum Kind {
-    /// `double`.
-    Double,
-    /// `string`.
-    String,
-    /// `object`.
-    Object,
-    /// `array`.
-    Array,
-    /// `binData`.
-    Binary,
-    /// `undefined`.
-    Undefined,
-    /// `objectId`.
-    ObjectId,
-    /// `bool`.
-    Bool,
-    /// `date`.
-    Date,
-    /// `null`.
-    Null,
-    /// `regex`.
-    Regex,
-    /// `dbPointer`.
-    DbPointer,
-    /// `javascript`.
-    JavaScript,
-    /// `symbol`.
-    Symbol,
-    /// `javascriptWithScope`.
-    JavaScriptWithScope,
-    /// `int`.
-    Int,
-    /// `timestamp`.
-    Timestamp,
-    /// `long`.
-    Long,
-    /// `decimal`.
-    Decimal,
-    /// `minKey`.
-    MinKey,
-    /// `maxKey`.
-    MaxKey,
-}
-
-impl Kind {
-    /// Every kind, in [`TYPE_NAMES`] order.
-    pub const ALL: [Kind; 21] = [
-        Kind::Double,
-        Kind::String,
-        Kind::Object,
-        Kind::Array,
-        Kind::Binary,
-        Kind::Undefined,
-        Kind::ObjectId,
-        Kind::Bool,
-        Kind::Date,
-        Kind::Null,
-        Kind::Regex,
-        Kind::DbPointer,
-        Kind::JavaScript,
-        Kind::Symbol,
-        Kind::JavaScriptWithScope,
-        Kind::Int,
-        Kind::Timestamp,
-        Kind::Long,
-        Kind::Decimal,
-        Kind::MinKey,
-        Kind::MaxKey,
-    ];
-
-    /// The server's name of the type (`"objectId"`, `"long"`).
-    pub fn name(self) -> &'static str {
-        TYPE_NAMES[self as usize]
-    }
-
-    fn of(value: &RawBsonRef<'_>) -> Kind {
-        match value {
-            RawBsonRef::Double(_) => Kind::Double,
-            RawBsonRef::String(_) => Kind::String,
-            RawBsonRef::Document(_) => Kind::Object,
-            RawBsonRef::Array(_) => Kind::Array,
-            RawBsonRef::Binary(_) => Kind::Binary,
-            RawBsonRef::Undefined => Kind::Undefined,
-            RawBsonRef::ObjectId(_) => Kind::ObjectId,
-            RawBsonRef::Boolean(_) => Kind::Bool,
-            RawBsonRef::DateTime(_) => Kind::Date,
-            RawBsonRef::Null => Kind::Null,
-            RawBsonRef::RegularExpression(_) => Kind::Regex,
-            RawBsonRef::DbPointer(_) => Kind::DbPointer,
-            RawBsonRef::JavaScriptCode(_) => Kind::JavaScript,
-            RawBsonRef::Symbol(_) => Kind::Symbol,
-            RawBsonRef::JavaScriptCodeWithScope(_) => Kind::JavaScriptWithScope,
-            RawBsonRef::Int32(_) => Kind::Int,
-            RawBsonRef::Timestamp(_) => Kind::Timestamp,
-            RawBsonRef::Int64(_) => Kind::Long,
-            RawBsonRef::Decimal128(_) => Kind::Decimal,
-            RawBsonRef::MinKey => Kind::MinKey,
-            RawBsonRef::MaxKey => Kind::MaxKey,
-        }
-    }
+/// The BSON type of a value, as the server spells it in `bsonType` (the schema IR's one table of
+/// type names; `number` never occurs here).
+fn kind_of(value: &RawBsonRef<'_>) -> BsonType {
+    BsonType::of(value.element_type())
 }
 
 /// How many values of each BSON type a path held.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TypeCounts([u64; 21]);
+pub struct TypeCounts([u64; BsonType::ALL.len()]);
 
 impl TypeCounts {
     /// How many values of `kind`.
-    pub fn get(&self, kind: Kind) -> u64 {
+    pub fn get(&self, kind: BsonType) -> u64 {
         self.0[kind as usize]
     }
 
     /// The kinds seen at least once, with their counts.
-    pub fn seen(&self) -> impl Iterator<Item = (Kind, u64)> + '_ {
-        Kind::ALL
+    pub fn seen(&self) -> impl Iterator<Item = (BsonType, u64)> + '_ {
+        BsonType::ALL
             .into_iter()
             .filter_map(|k| Some((k, self.get(k))).filter(|(_, n)| *n > 0))
     }
 
     /// Whether every value seen is one of `kinds`.
-    pub fn only(&self, kinds: &[Kind]) -> bool {
+    pub fn only(&self, kinds: &[BsonType]) -> bool {
         self.seen().all(|(k, _)| kinds.contains(&k))
     }
 
@@ -188,7 +65,7 @@ impl TypeCounts {
 
 impl Serialize for TypeCounts {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.seen().map(|(k, n)| (k.name(), n)))
+        s.collect_map(self.seen().map(|(k, n)| (k.as_str(), n)))
     }
 }
 
@@ -449,14 +326,14 @@ pub struct Node {
 impl Node {
     /// Objects seen here: the documents that could have each field below.
     pub fn objects(&self) -> u64 {
-        self.types.get(Kind::Object)
+        self.types.get(BsonType::Object)
     }
 
     /// Adds one value seen at this path, `depth` being the nesting level of the value's
     /// container (the root document is level 1). Returns whether a part was too deep.
     fn add(&mut self, value: RawBsonRef<'_>, depth: usize) -> Result<bool, bson::error::Error> {
         self.count += 1;
-        let kind = Kind::of(&value);
+        let kind = kind_of(&value);
         self.types.0[kind as usize] += 1;
         let mut deep = false;
         match value {
@@ -562,11 +439,12 @@ impl Census {
     /// Counts one document.
     ///
     /// ```
-    /// use mongo_schema::infer::census::{Census, Kind};
+    /// use mongo_schema::BsonType;
+    /// use mongo_schema::infer::census::Census;
     /// let mut census = Census::new();
     /// census.add(&bson::rawdoc! { "qty": 3, "tags": ["a", "b"] })?;
     /// let qty = census.field(&["qty"]).expect("seen");
-    /// assert_eq!(qty.types.get(Kind::Int), 1);
+    /// assert_eq!(qty.types.get(BsonType::Int), 1);
     /// # Ok::<(), bson::error::Error>(())
     /// ```
     ///
@@ -576,7 +454,7 @@ impl Census {
         self.documents += 1;
         self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
         self.root.count += 1;
-        self.root.types.0[Kind::Object as usize] += 1;
+        self.root.types.0[BsonType::Object as usize] += 1;
         if self.root.add_fields(doc, 1)? {
             self.too_deep += 1;
         }
@@ -634,7 +512,7 @@ mod tests {
         ]);
         assert_eq!(c.documents, 3);
         let a = c.field(&["a"]).unwrap();
-        assert_eq!((a.count, a.types.get(Kind::Null)), (2, 1));
+        assert_eq!((a.count, a.types.get(BsonType::Null)), (2, 1));
         let b = c.field(&["b"]).unwrap();
         assert_eq!(b.objects(), 2);
         assert_eq!(c.field(&["b", "c"]).unwrap().count, 2);
@@ -669,7 +547,7 @@ mod tests {
         assert_eq!(xs.lengths.range, Some(Range { min: 0, max: 3 }));
         assert_eq!(xs.lengths.p99(), Some(3));
         let elements = c.field(&["xs", "[]"]).unwrap();
-        assert_eq!((elements.count, elements.types.get(Kind::Int)), (4, 3));
+        assert_eq!((elements.count, elements.types.get(BsonType::Int)), (4, 3));
         assert_eq!(c.field(&["xs", "[]", "k"]).unwrap().count, 1);
     }
 

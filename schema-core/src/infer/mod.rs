@@ -34,7 +34,7 @@ mod validator;
 use bson::RawDocument;
 use serde::Serialize;
 
-pub use census::{Census, Fields, Kind, Node};
+pub use census::{Census, Fields, Node};
 pub use model::{Model, Options};
 
 use crate::eval::{CompileError, Validator};

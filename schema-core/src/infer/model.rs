@@ -4,8 +4,9 @@
 
 use std::collections::HashSet;
 
-use super::census::{Census, Fields, Kind, Node};
+use super::census::{Census, Fields, Node};
 use super::names;
+use crate::schema::BsonType;
 
 /// Integers a double field can hold exactly: an `int` or `long` beyond 2^53 would lose digits
 /// when read as `f64`.
@@ -344,11 +345,11 @@ impl Builder<'_> {
         parent: &str,
         record: bool,
     ) -> (Ty, Option<String>) {
-        let nulls = node.types.get(Kind::Null);
-        let non_null: Vec<(Kind, u64)> = node
+        let nulls = node.types.get(BsonType::Null);
+        let non_null: Vec<(BsonType, u64)> = node
             .types
             .seen()
-            .filter(|(k, _)| *k != Kind::Null)
+            .filter(|(k, _)| *k != BsonType::Null)
             .collect();
         if non_null.is_empty() {
             let note = "only null seen: typed Option<bson::Bson>".to_owned();
@@ -372,16 +373,16 @@ impl Builder<'_> {
     fn base(
         &mut self,
         node: &Node,
-        kinds: &[(Kind, u64)],
+        kinds: &[(BsonType, u64)],
         path: &str,
         key: &str,
         parent: &str,
     ) -> (Ty, Option<String>) {
-        let only = |allowed: &[Kind]| kinds.iter().all(|(k, _)| allowed.contains(k));
+        let only = |allowed: &[BsonType]| kinds.iter().all(|(k, _)| allowed.contains(k));
         let seen = || {
             kinds
                 .iter()
-                .map(|(k, n)| format!("{} ({n})", k.name()))
+                .map(|(k, n)| format!("{} ({n})", k.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -396,28 +397,28 @@ impl Builder<'_> {
         }
         if let [(kind, _)] = kinds {
             let simple = match kind {
-                Kind::Int => Some(Ty::I32),
-                Kind::Long => Some(Ty::I64),
-                Kind::Double => Some(Ty::F64),
-                Kind::Decimal => Some(Ty::Decimal),
-                Kind::Bool => Some(Ty::Bool),
-                Kind::ObjectId => Some(Ty::ObjectId),
-                Kind::Date => Some(Ty::DateTime),
-                Kind::Timestamp => Some(Ty::Timestamp),
-                Kind::Regex => Some(Ty::Regex),
+                BsonType::Int => Some(Ty::I32),
+                BsonType::Long => Some(Ty::I64),
+                BsonType::Double => Some(Ty::F64),
+                BsonType::Decimal => Some(Ty::Decimal),
+                BsonType::Bool => Some(Ty::Bool),
+                BsonType::ObjectId => Some(Ty::ObjectId),
+                BsonType::Date => Some(Ty::DateTime),
+                BsonType::Timestamp => Some(Ty::Timestamp),
+                BsonType::Regex => Some(Ty::Regex),
                 _ => None,
             };
             if let Some(ty) = simple {
                 return (ty, None);
             }
             match kind {
-                Kind::String => return (self.string(node, path, key, parent), None),
-                Kind::Binary => {
+                BsonType::String => return (self.string(node, path, key, parent), None),
+                BsonType::BinData => {
                     let uuid = node.binary_subtypes.keys().eq([4].iter()) && node.bad_uuids == 0;
                     return (if uuid { Ty::Uuid } else { Ty::Binary }, None);
                 }
-                Kind::Object => return self.object(node, path, key, parent),
-                Kind::Array => return self.array(node, path, key, parent),
+                BsonType::Object => return self.object(node, path, key, parent),
+                BsonType::Array => return self.array(node, path, key, parent),
                 _ => {
                     return (
                         Ty::Any,
@@ -426,10 +427,10 @@ impl Builder<'_> {
                 }
             }
         }
-        if only(&[Kind::Int, Kind::Long]) {
+        if only(&[BsonType::Int, BsonType::Long]) {
             return (Ty::I64, None);
         }
-        if only(&[Kind::Int, Kind::Long, Kind::Double]) {
+        if only(&[BsonType::Int, BsonType::Long, BsonType::Double]) {
             // f64 reads integers, but only those up to 2^53 come back unchanged.
             let exact = node
                 .long
@@ -460,7 +461,7 @@ impl Builder<'_> {
         };
         // Low cardinality: each value seen at least twice on average, and none empty.
         let fits = !values.is_empty()
-            && node.types.get(Kind::String) >= 2 * values.len() as u64
+            && node.types.get(BsonType::String) >= 2 * values.len() as u64
             && values.iter().all(|v| !v.is_empty());
         if !fits {
             return Ty::String;

@@ -41,11 +41,14 @@ pub struct User {
     collection = "likes",
     index(keys(user_id, post_id), unique),
     // "Has this user liked this post?" and "who liked this post". (Both name `post_id`, which
-    // clippy's `duplicated_attributes` reads as a repeated attribute: allowed below.)
+    // clippy's `duplicated_attributes` reads as a repeated attribute: expected below.)
     query(name = "liked", eq(user_id, post_id)),
     query(name = "post_likes", eq(post_id))
 )]
-#[allow(clippy::duplicated_attributes)]
+#[expect(
+    clippy::duplicated_attributes,
+    reason = "two query(...) entries naming the same field read to clippy as a repeated attribute"
+)]
 pub struct Like {
     /// The like id.
     #[serde(rename = "_id")]

@@ -156,7 +156,6 @@ impl Explainer {
     }
 
     /// The rules of `s`/`n` that the value `(t, v)` at `path` does not satisfy.
-    #[allow(clippy::too_many_lines)] // reason: one keyword after another, in the server's order
     pub(crate) fn rules(
         &mut self,
         s: &JsonSchema,
@@ -603,7 +602,6 @@ impl Explainer {
         Ok(())
     }
 
-    #[allow(clippy::too_many_lines)] // reason: object keywords in the server's order
     fn object_rules(
         &mut self,
         s: &JsonSchema,

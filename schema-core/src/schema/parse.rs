@@ -666,7 +666,6 @@ fn has_duplicate(values: &[Bson]) -> bool {
     false
 }
 
-#[allow(clippy::too_many_lines)] // reason: one pass in the server's order reads best as one function
 fn parse_node(
     doc: &Document,
     path: &str,

@@ -341,8 +341,9 @@ fn new_elem(new: &JsonSchema, i: usize) -> NewElem<'_> {
     }
 }
 
-/// The old constraints on element `i`, `None` when no element can be there.
-fn old_elem<'a>(parts: &[&'a JsonSchema], i: usize) -> Option<Vec<&'a JsonSchema>> {
+/// The constraints of `parts` on array element `i`, `None` when no element can be there (the
+/// containment proof and the counterexample search both read elements this way).
+pub(super) fn old_elem<'a>(parts: &[&'a JsonSchema], i: usize) -> Option<Vec<&'a JsonSchema>> {
     let mut out = Vec::new();
     for p in parts {
         match &p.items {
@@ -361,7 +362,7 @@ fn old_elem<'a>(parts: &[&'a JsonSchema], i: usize) -> Option<Vec<&'a JsonSchema
     Some(out)
 }
 
-fn positional_len(s: &JsonSchema) -> usize {
+pub(super) fn positional_len(s: &JsonSchema) -> usize {
     match &s.items {
         Some(Items::Positional(list)) => list.len(),
         _ => 0,

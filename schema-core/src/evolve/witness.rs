@@ -14,9 +14,11 @@ use bson::spec::BinarySubtype;
 use bson::{Binary, Bson, Document, RawDocumentBuf, Regex, Timestamp};
 use indexmap::IndexSet;
 
-use super::contain::{ALL_TYPES, ValueCheck, disjunctions, flatten, members, types_of};
+use super::contain::{
+    ALL_TYPES, ValueCheck, disjunctions, flatten, members, old_elem, positional_len, types_of,
+};
 use crate::eval::Validator;
-use crate::schema::{Additional, BsonType, Items, JsonSchema, Number};
+use crate::schema::{Additional, BsonType, JsonSchema, Number};
 
 /// How deep candidate values nest below the top-level document.
 const MAX_DEPTH: usize = 3;
@@ -338,45 +340,22 @@ fn strings(parts: &[&JsonSchema], new: &[&JsonSchema]) -> Vec<Bson> {
     out
 }
 
-/// Old constraints on array element `i` (`None`: none can be there), and the new ones.
-fn element<'a>(parts: &[&'a JsonSchema], i: usize) -> Option<Vec<&'a JsonSchema>> {
-    let mut out = Vec::new();
-    for p in parts {
-        match &p.items {
-            None => {}
-            Some(Items::Single(s)) => out.push(&**s),
-            Some(Items::Positional(list)) => match list.get(i) {
-                Some(s) => out.push(s),
-                None => match &p.additional_items {
-                    Some(Additional::Allowed(false)) => return None,
-                    Some(Additional::Schema(s)) => out.push(&**s),
-                    _ => {}
-                },
-            },
-        }
-    }
-    Some(out)
-}
-
 fn arrays(parts: &[&JsonSchema], new: &[&JsonSchema], depth: usize) -> Vec<Bson> {
     let positions = parts
         .iter()
         .chain(new)
-        .map(|s| match &s.items {
-            Some(Items::Positional(list)) => list.len(),
-            _ => 0,
-        })
+        .map(|s| positional_len(s))
         .max()
         .unwrap_or(0);
     // Candidates per position, up to one past every positional list.
     let mut per: Vec<Vec<Bson>> = Vec::new();
     for i in 0..=positions {
-        let Some(old) = element(parts, i) else {
+        let Some(old) = old_elem(parts, i) else {
             break;
         };
         let new_i: Vec<&JsonSchema> = new
             .iter()
-            .filter_map(|n| element(&[n], i))
+            .filter_map(|n| old_elem(&[n], i))
             .flatten()
             .collect();
         per.push(values(&old, &new_i, depth + 1));

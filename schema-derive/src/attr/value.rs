@@ -180,7 +180,6 @@ pub enum Value {
 
 /// Reads the value of `key`; `None` (with the problem recorded) when it has the wrong shape.
 pub fn read(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &'static Key) -> Option<Value> {
-    let name = key.name;
     Some(match key.kind {
         Kind::Number => Value::Number(number(errors, meta, key)?),
         Kind::Count => Value::Count(count(errors, meta, key)?),
@@ -221,12 +220,7 @@ pub fn read(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &'static Key) -> O
             FieldIndex::Plain
         }),
         Kind::Nested(scope) => {
-            if !meta.input.peek(syn::token::Paren) {
-                errors.at(
-                    meta.path.span(),
-                    format!("expected `{name}(...)`, e.g. {}", key.example),
-                );
-                skip(meta);
+            if !has_parens(errors, meta, key) {
                 return None;
             }
             Value::Nested(parse_nested(errors, meta, scope))
@@ -488,6 +482,20 @@ fn json_object(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option
     }
 }
 
+/// Whether `key` is followed by `(...)`; when it is not, the error says how the key is written and
+/// the rest of the key is skipped.
+fn has_parens(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> bool {
+    if meta.input.peek(syn::token::Paren) {
+        return true;
+    }
+    errors.at(
+        meta.path.span(),
+        format!("expected `{}(...)`, e.g. {}", key.name, key.example),
+    );
+    skip(meta);
+    false
+}
+
 /// `key(...)` read by `inner`; a key written without parentheses is refused.
 fn parenthesized<T>(
     errors: &Errors,
@@ -495,12 +503,7 @@ fn parenthesized<T>(
     key: &Key,
     inner: impl FnOnce(&Errors, ParseStream<'_>) -> syn::Result<T>,
 ) -> Option<T> {
-    if !meta.input.peek(syn::token::Paren) {
-        errors.at(
-            meta.path.span(),
-            format!("expected `{}(...)`, e.g. {}", key.name, key.example),
-        );
-        skip(meta);
+    if !has_parens(errors, meta, key) {
         return None;
     }
     let result = (|| {
@@ -524,12 +527,7 @@ fn pairs<T>(
     key: &'static Key,
     name: impl Fn(&syn::Path) -> T,
 ) -> Option<Vec<(T, i64)>> {
-    if !meta.input.peek(syn::token::Paren) {
-        errors.at(
-            meta.path.span(),
-            format!("expected `{}(...)`, e.g. {}", key.name, key.example),
-        );
-        skip(meta);
+    if !has_parens(errors, meta, key) {
         return None;
     }
     let mut out = Vec::new();

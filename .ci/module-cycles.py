@@ -204,9 +204,10 @@ def sccs(nodes, succ):
 
 def main():
     args = sys.argv[1:]
-    known = None
+    known, known_file = None, None
     if args[:1] == ["--known"]:
-        with open(args[1], encoding="utf-8") as f:
+        known_file = args[1]
+        with open(known_file, encoding="utf-8") as f:
             known = {l.strip() for l in f if l.strip() and not l.startswith("#")}
         args = args[2:]
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -224,7 +225,7 @@ def main():
     for h in new:
         print(f"error: new module cycle: {h}")
     for h in gone:
-        print(f"error: listed cycle is gone, remove its line from {args and 'the list' or 'the list'}: {h}")
+        print(f"error: listed cycle is gone, remove its line from {known_file}: {h}")
     print(f"{len(found)} module cycles, {len(headers & known)} of them known, {len(new)} new, {len(gone)} fixed")
     sys.exit(1 if new or gone else 0)
 

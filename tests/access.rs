@@ -6,9 +6,10 @@
 use std::path::Path;
 
 use bson::{Bson, Document, doc, oid::ObjectId};
+use mongo_schema::Severity;
 use mongo_schema::access::{
     self, AccessFinding, DEFAULT_MAX_TIME_MS, ExplainSummary, FindingKind, MultikeyPaths,
-    PlanAccess, QuerySpec, Severity,
+    PlanAccess, QuerySpec,
 };
 use mongo_schema::spec::CollectionSpec;
 use mongo_schema::spec::{IndexKind::*, IndexSpec};

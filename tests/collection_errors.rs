@@ -22,10 +22,10 @@ struct Customer {
 #[test]
 fn nested_misspelling_is_an_error_naming_type_path_and_nearest_field() {
     let error = Order::try_collection_spec().unwrap_err();
-    let SpecError::Path { ns, source } = &error else {
+    let SpecError::Path { collection, source } = &error else {
         panic!("expected a path error, got {error}");
     };
-    assert_eq!(ns, "orders");
+    assert_eq!(collection, "orders");
     assert!(source.ty.ends_with("Customer"), "{}", source.ty);
     assert_eq!(source.segment, "nmae");
     assert_eq!(source.candidates, vec!["name"]);

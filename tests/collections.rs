@@ -149,7 +149,7 @@ fn acknowledged_unbounded_array_is_not_linted() {
     assert!(
         lints
             .iter()
-            .all(|l| l.kind != mongo_schema::lint::LintKind::UnboundedArray),
+            .all(|l| l.rule != mongo_schema::lint::LintKind::UnboundedArray.as_str()),
         "{lints:?}"
     );
 }
@@ -216,7 +216,7 @@ fn hashed_shard_key_is_declared_and_not_linted() {
     assert!(
         lints
             .iter()
-            .all(|l| l.kind != mongo_schema::lint::LintKind::MonotonicShardKey)
+            .all(|l| l.rule != mongo_schema::lint::LintKind::MonotonicShardKey.as_str())
     );
 }
 
@@ -258,7 +258,7 @@ fn variant_index_is_scoped_by_the_discriminator() {
     assert!(
         lints
             .iter()
-            .all(|l| l.kind != mongo_schema::lint::LintKind::UnscopedUniqueIndex),
+            .all(|l| l.rule != mongo_schema::lint::LintKind::UnscopedUniqueIndex.as_str()),
         "{lints:?}"
     );
     insta::assert_json_snapshot!(manifest_json(spec));

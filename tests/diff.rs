@@ -20,7 +20,7 @@ use mongo_schema::manifest::Manifest;
 use mongo_schema::normalize;
 use mongo_schema::spec::{
     Capped, Collation, CollectionOptions, CollectionSpec, Granularity, TimeseriesOptions,
-    ValidationAction, ValidationLevel, Validator,
+    ValidationAction, ValidationLevel, ValidatorSpec,
 };
 use mongo_schema::spec::{IndexKind, IndexSpec};
 use proptest::prelude::*;
@@ -335,7 +335,7 @@ fn arb_collection() -> impl Strategy<Value = CollectionSpec> {
                 ];
                 CollectionSpec {
                     name: name.to_owned(),
-                    validator: validator.map(|i| Validator::from_document(&validators[i])),
+                    validator: validator.map(|i| ValidatorSpec::from_document(&validators[i])),
                     validation_level: level,
                     validation_action: action,
                     indexes,

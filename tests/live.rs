@@ -262,7 +262,7 @@ fn run_linked(specs: &[mongo_schema::spec::CollectionSpec], args: &[&str]) -> (O
 fn every_stored_option_and_index_kind_reads_back_in_sync() {
     use mongo_schema::spec::{
         Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, TimeseriesOptions,
-        ValidationAction, ValidationLevel, Validator,
+        ValidationAction, ValidationLevel, ValidatorSpec,
     };
     use mongo_schema::spec::{IndexKind::*, IndexSpec};
     let Some(uri) = uri() else { return };
@@ -280,7 +280,7 @@ fn every_stored_option_and_index_kind_reads_back_in_sync() {
             .clustered_index(ClusteredIndex::new())
             .expire_after_seconds(3_600),
         CollectionSpec::new("people")
-            .validator(Validator::from_document(&doc! {"$jsonSchema": {
+            .validator(ValidatorSpec::from_document(&doc! {"$jsonSchema": {
                 "bsonType": "object", "required": ["name"],
                 "properties": {"name": {"bsonType": "string"}, "age": {"bsonType": "int", "minimum": 0}},
             }}))

@@ -242,13 +242,13 @@ fn malformed_json_lines_and_rejected_schemas_are_errors() {
 /// A manifest (as `generate` prints it) declaring `orders` with SCHEMA's validator, and
 /// `events` with another.
 fn manifest_file(d: &Path) -> PathBuf {
-    use mongo_schema::spec::{CollectionSpec, Validator};
+    use mongo_schema::spec::{CollectionSpec, ValidatorSpec};
     let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();
     let bson::Bson::Document(validator) = bson::Bson::try_from(schema).unwrap() else {
         panic!("SCHEMA is a document")
     };
-    let orders = CollectionSpec::new("orders").validator(Validator::from_document(&validator));
-    let events = CollectionSpec::new("events").validator(Validator::from_document(
+    let orders = CollectionSpec::new("orders").validator(ValidatorSpec::from_document(&validator));
+    let events = CollectionSpec::new("events").validator(ValidatorSpec::from_document(
         &doc! { "$jsonSchema": { "required": ["at"] } },
     ));
     let logs = CollectionSpec::new("logs");
@@ -523,8 +523,8 @@ fn query_operators_beside_json_schema_make_the_run_not_fully_checked() {
     assert!(out.is_empty(), "{out}");
 
     // The same from a manifest: a declared validator without $jsonSchema is a query.
-    use mongo_schema::spec::{CollectionSpec, Validator};
-    let spec = CollectionSpec::new("orders").validator(Validator::from_document(
+    use mongo_schema::spec::{CollectionSpec, ValidatorSpec};
+    let spec = CollectionSpec::new("orders").validator(ValidatorSpec::from_document(
         &doc! { "status": { "$in": ["open"] } },
     ));
     let text = mongo_schema::manifest::Manifest::new(vec![spec]).to_json();

@@ -42,7 +42,7 @@ fn declared() -> Vec<CollectionSpec> {
     (0..COLLECTIONS)
         .map(|i| {
             let mut spec = CollectionSpec::new(format!("coll_{i:04}"));
-            spec.validator = Some(mongo_schema::spec::Validator::query(doc! {
+            spec.validator = Some(mongo_schema::spec::ValidatorSpec::query(doc! {
                 "$jsonSchema": {
                     "bsonType": "object",
                     "required": ["user_id", "status"],

@@ -177,7 +177,7 @@ fn annotate_failure(args: &[OsString], message: &str, console: &mut Console) {
         .find(|a| !a.to_string_lossy().starts_with('-'))
         .map_or_else(String::new, |a| format!(" {}", a.to_string_lossy()));
     console.out(&render::github::annotation(
-        render::Severity::Error,
+        mongo_schema::Severity::Error,
         None,
         &format!("mongo-schema{command} could not run"),
         message,

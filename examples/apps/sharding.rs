@@ -64,15 +64,8 @@ fn explain() -> String {
     hot.shard_key = Some(ShardKey::ranged(["_id"]));
     let findings: Vec<String> = lint_collection(&hot, &[])
         .into_iter()
-        .filter(|l| l.kind.as_str() == "monotonic-shard-key")
-        .map(|l| {
-            format!(
-                "  {} {}: {}",
-                l.severity.as_str(),
-                l.kind.as_str(),
-                l.message
-            )
-        })
+        .filter(|l| l.rule == "monotonic-shard-key")
+        .map(|l| format!("  {} {}: {}", l.severity.as_str(), l.rule, l.message))
         .collect();
     format!(
         "sh.shardCollection(\"<db>.events\", {})\n\nThe same collection with a ranged {{_id: 1}} key:\n{}\n",
@@ -101,14 +94,14 @@ mod tests {
         assert!(
             lint_collection(&spec, &[])
                 .iter()
-                .all(|l| l.kind != LintKind::MonotonicShardKey)
+                .all(|l| l.rule != LintKind::MonotonicShardKey.as_str())
         );
         let mut hot = spec;
         hot.shard_key = Some(ShardKey::ranged(["at"]));
         assert!(
             lint_collection(&hot, &[])
                 .iter()
-                .any(|l| l.kind == LintKind::MonotonicShardKey)
+                .any(|l| l.rule == LintKind::MonotonicShardKey.as_str())
         );
     }
 }

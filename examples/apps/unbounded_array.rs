@@ -89,7 +89,7 @@ fn explain() -> String {
             format!(
                 "  {} {} at {}: {}",
                 l.severity.as_str(),
-                l.kind.as_str(),
+                l.rule,
                 l.path,
                 l.message
             )
@@ -128,7 +128,7 @@ mod tests {
         let before = CollectionSpec::new("users").json_schema(UserWithLikes::root_schema());
         let unbounded: Vec<String> = lint_collection(&before, &[])
             .into_iter()
-            .filter(|l| l.kind == LintKind::UnboundedArray)
+            .filter(|l| l.rule == LintKind::UnboundedArray.as_str())
             .map(|l| l.path)
             .collect();
         assert_eq!(unbounded, ["liked_posts"]);
@@ -136,7 +136,7 @@ mod tests {
             assert!(
                 lint_collection(&spec, &[])
                     .iter()
-                    .all(|l| l.kind != LintKind::UnboundedArray)
+                    .all(|l| l.rule != LintKind::UnboundedArray.as_str())
             );
         }
     }

@@ -179,14 +179,14 @@ pub struct Declaration {
 
 fn path_error(ns: &str, source: PathError) -> SpecError {
     SpecError::Path {
-        ns: ns.to_owned(),
+        collection: ns.to_owned(),
         source,
     }
 }
 
 fn json(ns: &str, what: &str, text: &str) -> Result<Document, SpecError> {
     let invalid = |reason: String| SpecError::InvalidCollection {
-        ns: ns.to_owned(),
+        collection: ns.to_owned(),
         reason: format!("{what} is not an Extended JSON document: {reason}"),
     };
     crate::extjson::parse_document(text).map_err(|e| invalid(e.to_string()))
@@ -221,7 +221,7 @@ fn index<T: MongoSchema + ?Sized>(ns: &str, declared: &Index) -> Result<IndexSpe
         let filter = partial.get_or_insert_with(Document::new);
         if filter.contains_key(tag) {
             return Err(SpecError::InvalidIndex {
-                ns: ns.to_owned(),
+                collection: ns.to_owned(),
                 index: spec.effective_name(),
                 reason: format!(
                     "the partial filter already constrains {tag}, which scopes the index to its variant"
@@ -255,7 +255,7 @@ fn index<T: MongoSchema + ?Sized>(ns: &str, declared: &Index) -> Result<IndexSpe
 fn collation(ns: &str, text: &str) -> Result<Collation, SpecError> {
     let doc = json(ns, "collation", text)?;
     Collation::from_document(&doc).map_err(|e| SpecError::InvalidCollection {
-        ns: ns.to_owned(),
+        collection: ns.to_owned(),
         reason: format!("collation: {e}"),
     })
 }
@@ -289,7 +289,7 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
                     .is_some_and(|r| r.iter().any(|n| n == field));
             if !written {
                 return Err(SpecError::InvalidCollection {
-                    ns: ns.to_owned(),
+                    collection: ns.to_owned(),
                     reason: format!(
                         "the current version must always write {field:?}: add a field \
                          `#[serde(rename = \"{field}\")]` that is neither optional nor skipped"

@@ -43,6 +43,7 @@ pub mod diff;
 pub mod eval;
 pub mod evolve;
 pub mod extjson;
+pub mod finding;
 pub mod formats;
 pub mod generate;
 pub mod infer;
@@ -56,6 +57,8 @@ pub mod spec;
 mod value;
 pub mod version;
 
+pub use eval::Validator;
+pub use finding::{Finding, Severity};
 pub use generate::{
     GeneratorSettings, MongoSchema, NumberTypes, PathError, SchemaGenerator, nullable, root_schema,
 };

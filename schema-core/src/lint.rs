@@ -7,6 +7,7 @@ use std::fmt;
 
 use bson::Bson;
 
+use crate::finding::{Finding, Severity};
 use crate::schema::{Additional, BsonType, Items, JsonSchema};
 use crate::spec::CollectionSpec;
 use crate::spec::{IndexKind, IndexSpec};
@@ -345,28 +346,6 @@ fn bson_value_size(value: &bson::Bson) -> u64 {
     }
 }
 
-/// How much a lint finding matters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Worth knowing; no action needed.
-    Note,
-    /// Likely a design problem.
-    Warning,
-    /// Will fail in production (a write the server refuses, a document over 16 MiB).
-    Error,
-}
-
-impl Severity {
-    /// `note`, `warning` or `error`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Note => "note",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
 /// Which rule a finding comes from; the kebab-case name is stable for tooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LintKind {
@@ -395,21 +374,6 @@ impl LintKind {
     }
 }
 
-/// One finding of the model lints.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lint {
-    /// The rule.
-    pub kind: LintKind,
-    /// How much it matters.
-    pub severity: Severity,
-    /// The collection.
-    pub collection: String,
-    /// The stored path concerned (`""` for the whole document), or the index name.
-    pub path: String,
-    /// What is wrong and what to do, in one sentence or two.
-    pub message: String,
-}
-
 /// An enum with at most this many members counts as "very few values" for an index prefix.
 pub const LOW_CARDINALITY: usize = 4;
 
@@ -427,19 +391,15 @@ pub const LOW_CARDINALITY: usize = 4;
 /// let mut user = object();
 /// user.properties.insert("liked_posts".into(), <Vec<String>>::json_schema(&mut SchemaGenerator::default()));
 /// let spec = CollectionSpec::new("users").json_schema(user);
-/// let kinds: Vec<LintKind> = lint_collection(&spec, &[]).into_iter().map(|l| l.kind).collect();
-/// assert!(kinds.contains(&LintKind::UnboundedArray));
-/// assert!(lint_collection(&spec, &["liked_posts".into()]).iter().all(|l| l.kind != LintKind::UnboundedArray));
+/// let rules: Vec<&str> = lint_collection(&spec, &[]).into_iter().map(|l| l.rule).collect();
+/// assert!(rules.contains(&LintKind::UnboundedArray.as_str()));
+/// assert!(lint_collection(&spec, &["liked_posts".into()]).iter().all(|l| l.rule != LintKind::UnboundedArray.as_str()));
 /// ```
-pub fn lint_collection(spec: &CollectionSpec, allow_unbounded: &[String]) -> Vec<Lint> {
+pub fn lint_collection(spec: &CollectionSpec, allow_unbounded: &[String]) -> Vec<Finding> {
     let mut out = Vec::new();
     let schema = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref());
-    let finding = |kind, severity, path: &str, message: String| Lint {
-        kind,
-        severity,
-        collection: spec.name.clone(),
-        path: path.to_owned(),
-        message,
+    let finding = |kind: LintKind, severity, path: &str, message: String| {
+        Finding::new(&spec.name, severity, kind.as_str(), path, message)
     };
     if let Some(schema) = schema {
         for path in unbounded_arrays(schema) {
@@ -754,11 +714,11 @@ mod tests {
         use crate::spec::{IndexKind::*, IndexSpec};
         use bson::doc;
 
-        fn kinds(spec: &CollectionSpec) -> Vec<(LintKind, Severity, String)> {
+        fn kinds(spec: &CollectionSpec) -> Vec<(&'static str, Severity, String)> {
             lint_collection(spec, &[])
                 .into_iter()
-                .filter(|l| l.kind != LintKind::DocumentSize)
-                .map(|l| (l.kind, l.severity, l.path))
+                .filter(|l| l.rule != LintKind::DocumentSize.as_str())
+                .map(|l| (l.rule, l.severity, l.path))
                 .collect()
         }
 
@@ -785,7 +745,7 @@ mod tests {
             assert_eq!(
                 kinds(&spec),
                 vec![(
-                    LintKind::LowCardinalityPrefix,
+                    LintKind::LowCardinalityPrefix.as_str(),
                     Severity::Warning,
                     "paid_1".into()
                 )]
@@ -808,7 +768,7 @@ mod tests {
             assert_eq!(
                 kinds(&spec),
                 vec![(
-                    LintKind::LowCardinalityPrefix,
+                    LintKind::LowCardinalityPrefix.as_str(),
                     Severity::Note,
                     "status_1_created_at_-1".into()
                 )]
@@ -847,7 +807,7 @@ mod tests {
             assert_eq!(
                 kinds(&spec),
                 vec![(
-                    LintKind::UnscopedUniqueIndex,
+                    LintKind::UnscopedUniqueIndex.as_str(),
                     Severity::Error,
                     "isbn_1".into()
                 )]
@@ -880,7 +840,7 @@ mod tests {
             assert_eq!(
                 kinds(&by_date),
                 vec![(
-                    LintKind::MonotonicShardKey,
+                    LintKind::MonotonicShardKey.as_str(),
                     Severity::Warning,
                     "created_at".into()
                 )]

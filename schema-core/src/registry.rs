@@ -104,7 +104,7 @@ pub(crate) fn check_all(specs: &[CollectionSpec]) -> Result<(), SpecError> {
     }
     if let Some(pair) = specs.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(SpecError::DuplicateCollection {
-            ns: pair[0].name.clone(),
+            collection: pair[0].name.clone(),
         });
     }
     Ok(())
@@ -138,7 +138,9 @@ mod tests {
         let specs = [CollectionSpec::new("a"), CollectionSpec::new("a")];
         assert_eq!(
             check_all(&specs),
-            Err(SpecError::DuplicateCollection { ns: "a".into() })
+            Err(SpecError::DuplicateCollection {
+                collection: "a".into()
+            })
         );
     }
 }

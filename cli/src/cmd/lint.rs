@@ -15,8 +15,9 @@ use mongo_schema::spec::CollectionSpec;
 
 use crate::args::{LintArgs, ReportFormat};
 use crate::console::Console;
-use crate::render::{self, Finding, Severity};
+use crate::render;
 use crate::{Outcome, cmd};
+use mongo_schema::{Finding, Severity};
 
 /// Lints every declared collection and prints the findings.
 ///
@@ -72,45 +73,25 @@ pub fn findings(
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    out.push(Finding {
-                        collection: spec.name.clone(),
-                        severity: Severity::Error,
-                        kind: "invalid-validator".to_owned(),
-                        path: String::new(),
-                        message: format!("the server would refuse this validator: {e}"),
-                    });
+                    out.push(Finding::new(
+                        &spec.name,
+                        Severity::Error,
+                        "invalid-validator",
+                        "",
+                        format!("the server would refuse this validator: {e}"),
+                    ));
                     continue;
                 }
             }
         }
-        out.extend(
-            lint::lint_collection(&spec, allow_unbounded)
-                .into_iter()
-                .map(|l| Finding {
-                    collection: l.collection,
-                    severity: match l.severity {
-                        lint::Severity::Note => Severity::Note,
-                        lint::Severity::Warning => Severity::Warning,
-                        lint::Severity::Error => Severity::Error,
-                    },
-                    kind: l.kind.as_str().to_owned(),
-                    path: l.path,
-                    message: l.message,
-                }),
-        );
+        out.extend(lint::lint_collection(&spec, allow_unbounded));
         if let Some(declared) = queries.get(&spec.name) {
             let declared = scoped(&spec, declared);
-            out.extend(access::lint(&spec, &declared).into_iter().map(|f| Finding {
-                collection: f.collection.clone(),
-                severity: match f.severity {
-                    access::Severity::Info => Severity::Note,
-                    access::Severity::Warning => Severity::Warning,
-                    access::Severity::Error => Severity::Error,
-                },
-                kind: f.kind.code().to_owned(),
-                path: f.query.clone().unwrap_or_default(),
-                message: f.to_string(),
-            }));
+            out.extend(
+                access::lint(&spec, &declared)
+                    .iter()
+                    .map(|f| f.to_finding()),
+            );
         }
     }
     out

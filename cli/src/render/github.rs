@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Finding, Severity};
+use mongo_schema::{Finding, Severity};
 
 /// Escapes a message as workflow commands require (`%`, CR and LF).
 pub fn escape_data(text: &str) -> String {
@@ -29,7 +29,7 @@ pub fn annotation(severity: Severity, file: Option<&Path>, title: &str, message:
     properties.push(format!("title={}", escape_property(title)));
     format!(
         "::{} {}::{}\n",
-        severity.as_str(),
+        severity.annotation_level(),
         properties.join(","),
         escape_data(message)
     )
@@ -43,7 +43,7 @@ pub fn findings(findings: &[Finding], file: Option<&Path>) -> String {
             annotation(
                 f.severity,
                 file,
-                &format!("mongo-schema {}: {}", f.kind, f.collection),
+                &format!("mongo-schema {}: {}", f.rule, f.collection),
                 &f.message,
             )
         })

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use mongo_schema::access::PlanAccess;
 use mongo_schema::normalize;
 
-use super::{Finding, Severity};
 use crate::report::{NO_SAMPLE, QueryReport};
+use mongo_schema::{Finding, Severity};
 
 /// ANSI colours used in text output.
 #[derive(Clone, Copy)]
@@ -61,7 +61,7 @@ pub fn findings(findings: &[Finding], what: &str, colour: bool) -> String {
             out,
             "  {}[{}]: {}",
             severity_label(f.severity, colour),
-            f.kind,
+            f.rule,
             f.message
         );
     }

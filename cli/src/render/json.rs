@@ -2,7 +2,7 @@
 
 use bson::{Bson, Document, doc};
 
-use super::Finding;
+use mongo_schema::Finding;
 use mongo_schema::extjson::{self, ExtJsonMode, Layout};
 
 /// A document as pretty relaxed Extended JSON with a final newline.
@@ -19,8 +19,10 @@ pub fn findings(findings: &[Finding]) -> String {
         .map(|f| {
             Bson::Document(doc! {
                 "collection": &f.collection,
-                "severity": f.severity.as_str(),
-                "kind": &f.kind,
+                // Levels named as GitHub annotations name them (`notice`), as this report
+                // always has; the rule under its first name, `kind`.
+                "severity": f.severity.annotation_level(),
+                "kind": f.rule,
                 "path": &f.path,
                 "message": &f.message,
             })

@@ -109,7 +109,8 @@ impl Tally {
     /// One `::error` per failing rule and per reason documents were not fully checked, and a
     /// `::notice` with the counts.
     pub fn write_github(&self, out: &mut impl Write) -> std::io::Result<()> {
-        use crate::render::{Severity, github::annotation};
+        use crate::render::github::annotation;
+        use mongo_schema::Severity;
         for (rule, (count, ids, first)) in self.ranked() {
             let examples = if ids.is_empty() {
                 String::new()

@@ -8,29 +8,9 @@ use bson::{Document, doc};
 use super::coverage::coverage;
 use super::multikey::MultikeyPaths;
 use super::query::{Direction, QuerySpec};
+use crate::finding::{Finding, Severity};
 use crate::spec::CollectionSpec;
 use crate::spec::{IndexKind, IndexSpec, is_wildcard_path};
-
-/// How serious a finding is. `lint` exits 1 when any finding is an [`Severity::Error`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// Worth knowing (an index no declared query uses, a query not covered).
-    Info,
-    /// Costs at run time (an in-memory sort, a redundant index, an unusable partial index).
-    Warning,
-    /// A declared query that no index serves: a collection scan.
-    Error,
-}
-
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        })
-    }
-}
 
 /// What a finding is about.
 #[derive(Clone, Debug, PartialEq)]
@@ -164,50 +144,76 @@ impl AccessFinding {
     }
 }
 
-impl fmt::Display for AccessFinding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.severity, self.collection)?;
-        if let Some(query) = &self.query {
-            write!(f, ": query {query:?}")?;
-        }
+impl AccessFinding {
+    /// What was found, after the collection: `query "by_user": no index serves it, ...`.
+    pub fn message(&self) -> String {
         let suggestion = |s: &Option<IndexSpec>| match s {
             Some(index) => format!("; add the index {} (ESR order)", index.keys),
             None => String::new(),
         };
-        match &self.kind {
-            FindingKind::NoServingIndex { suggested } => write!(
-                f,
-                ": no index serves it, the server scans the collection{}",
+        let what = match &self.kind {
+            FindingKind::NoServingIndex { suggested } => format!(
+                "no index serves it, the server scans the collection{}",
                 suggestion(suggested)
             ),
-            FindingKind::UnboundedQuery => write!(
-                f,
-                ": filters and sorts on nothing, it reads the whole collection"
-            ),
-            FindingKind::InMemorySort { index, suggested } => write!(
-                f,
-                ": index {index:?} does not give the sort, the server sorts in memory{}",
+            FindingKind::UnboundedQuery => {
+                "filters and sorts on nothing, it reads the whole collection".to_owned()
+            }
+            FindingKind::InMemorySort { index, suggested } => format!(
+                "index {index:?} does not give the sort, the server sorts in memory{}",
                 suggestion(suggested)
             ),
-            FindingKind::NotCovered { index } => write!(
-                f,
-                ": index {index:?} does not cover the projection, documents are fetched"
-            ),
+            FindingKind::NotCovered { index } => {
+                format!("index {index:?} does not cover the projection, documents are fetched")
+            }
             FindingKind::PartialFilterNotImplied {
                 index,
                 partial_filter,
-            } => write!(
-                f,
-                ": partial index {index:?} is not usable, the query's condition does not imply {partial_filter}"
+            } => format!(
+                "partial index {index:?} is not usable, the query's condition does not imply {partial_filter}"
             ),
             FindingKind::UnusedIndex { index } => {
-                write!(f, ": index {index:?} serves no declared query")
+                format!("index {index:?} serves no declared query")
             }
-            FindingKind::RedundantIndex { index, covered_by } => write!(
-                f,
-                ": index {index:?} is a prefix of {covered_by:?}, which serves the same queries"
-            ),
+            FindingKind::RedundantIndex { index, covered_by } => {
+                format!(
+                    "index {index:?} is a prefix of {covered_by:?}, which serves the same queries"
+                )
+            }
+        };
+        match &self.query {
+            Some(query) => format!("query {query:?}: {what}"),
+            None => what,
         }
+    }
+
+    /// The finding as every report prints it: the rule's code, and the declared query's name
+    /// (or the index's, for an index finding) as the path.
+    pub fn to_finding(&self) -> Finding {
+        let path = self
+            .query
+            .as_deref()
+            .or(self.kind.index())
+            .unwrap_or_default();
+        Finding::new(
+            &self.collection,
+            self.severity,
+            self.kind.code(),
+            path,
+            self.message(),
+        )
+    }
+}
+
+impl fmt::Display for AccessFinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}",
+            self.severity,
+            self.collection,
+            self.message()
+        )
     }
 }
 
@@ -294,7 +300,7 @@ pub fn lint_with(
                 }
                 if query.projection.is_some() && !found.is_covered() {
                     findings.push(finding(
-                        Severity::Info,
+                        Severity::Note,
                         query,
                         FindingKind::NotCovered {
                             index: best.index.clone(),
@@ -309,7 +315,7 @@ pub fn lint_with(
             };
             findings.push(finding(
                 if found.is_served() {
-                    Severity::Info
+                    Severity::Note
                 } else {
                     Severity::Warning
                 },
@@ -326,7 +332,7 @@ pub fn lint_with(
             let name = index.effective_name();
             if !used.contains(&name) && may_be_unused(index, spec) {
                 findings.push(AccessFinding {
-                    severity: Severity::Info,
+                    severity: Severity::Note,
                     collection: spec.name.clone(),
                     query: None,
                     kind: FindingKind::UnusedIndex { index: name },

@@ -46,7 +46,7 @@ pub use explain::{
     DEFAULT_MAX_TIME_MS, ExplainError, ExplainSummary, OVER_EXAMINED_RATIO, PlanAccess,
     explain_command, find_command, sample_command, sampled_filter,
 };
-pub use findings::{AccessFinding, FindingKind, Severity, has_errors, lint, lint_with};
+pub use findings::{AccessFinding, FindingKind, has_errors, lint, lint_with};
 pub use multikey::MultikeyPaths;
 pub use query::{
     Direction, Projection, QueryRegistration, QuerySpec, registered_queries, resolve_all,

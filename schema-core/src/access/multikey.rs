@@ -54,7 +54,7 @@ impl MultikeyPaths {
         }
         match validator.parse() {
             Ok(parsed) => parsed
-                .schema
+                .json_schema
                 .as_ref()
                 .map(MultikeyPaths::from_schema)
                 .unwrap_or_default(),

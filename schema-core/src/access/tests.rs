@@ -7,6 +7,7 @@ use super::explain::*;
 use super::findings::*;
 use super::multikey::*;
 use super::query::*;
+use crate::finding::Severity;
 use crate::schema::JsonSchema;
 use crate::schema::{BsonType, Items};
 use crate::spec::CollectionSpec;
@@ -537,7 +538,7 @@ fn index_no_query_uses_is_unused_unless_it_does_other_work() {
             index: "b_1".into()
         }]
     );
-    assert_eq!(findings[0].severity, Severity::Info);
+    assert_eq!(findings[0].severity, Severity::Note);
     assert!(
         lint(&spec, &[]).is_empty(),
         "no declared query, no unused index"

@@ -12,7 +12,7 @@ use super::plan::Plan;
 use crate::normalize::{self, same_identity};
 use crate::spec::IndexSpec;
 use crate::spec::{
-    Capped, CollectionSpec, Granularity, ValidationAction, ValidationLevel, Validator, read,
+    Capped, CollectionSpec, Granularity, ValidationAction, ValidationLevel, ValidatorSpec, read,
 };
 
 /// A command the model refuses, with the server's error code.
@@ -145,7 +145,7 @@ fn coll_mod(spec: &mut CollectionSpec, command: &Document) -> Result<(), ApplyEr
         match key.as_str() {
             "validator" => {
                 let v = read::document(key, value).map_err(|e| fail(cmd, 2, e.to_string()))?;
-                spec.validator = (!v.is_empty()).then(|| Validator::from_document(v));
+                spec.validator = (!v.is_empty()).then(|| ValidatorSpec::from_document(v));
             }
             "validationLevel" => {
                 spec.validation_level = Some(ValidationLevel::from_name(

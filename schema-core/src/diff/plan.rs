@@ -986,10 +986,10 @@ mod tests {
 
     #[test]
     fn a_loosened_validator_is_not_risky() {
-        let strict = CollectionSpec::new("c").validator(crate::spec::Validator::from_document(
+        let strict = CollectionSpec::new("c").validator(crate::spec::ValidatorSpec::from_document(
             &bson::doc! { "$jsonSchema": { "required": ["a", "b"] } },
         ));
-        let loose = CollectionSpec::new("c").validator(crate::spec::Validator::from_document(
+        let loose = CollectionSpec::new("c").validator(crate::spec::ValidatorSpec::from_document(
             &bson::doc! { "$jsonSchema": { "required": ["a"] } },
         ));
         let loosen = plan(

@@ -90,7 +90,8 @@ pub use compile::CompileError;
 pub use explain::Failure;
 
 use crate::schema::JsonSchema;
-use crate::schema::parse::{ParseError, ParsedValidator};
+use crate::schema::parse::ParseError;
+use crate::spec::ValidatorSpec;
 use crate::value::raw;
 
 /// The version of the PCRE2 library patterns run on, as it reports itself (`10.42 2022-12-11`,
@@ -250,7 +251,7 @@ impl Validator {
     }
 
     /// Parses and compiles a schema: a bare `$jsonSchema`, or `{"$jsonSchema": {...}}` with any
-    /// query operators beside it given explicitly (see [`ParsedValidator::from_schema`]).
+    /// query operators beside it given explicitly (see [`ValidatorSpec::parse_schema`]).
     ///
     /// A key that is not a schema keyword, a misspelt one included, is the server's "Unknown
     /// $jsonSchema keyword". Query operators beside `$jsonSchema` are kept in
@@ -276,7 +277,7 @@ impl Validator {
     /// # Errors
     /// The [`ParseError`] the server would give for the schema.
     pub fn from_document(validator: &Document) -> Result<Validator, ParseError> {
-        Validator::from_parsed(validator, ParsedValidator::from_schema(validator)?)
+        Validator::from_parsed(validator, ValidatorSpec::parse_schema(validator)?)
     }
 
     /// Parses and compiles a collection's `validator` option as the server stores it: a query
@@ -286,16 +287,16 @@ impl Validator {
     /// # Errors
     /// The [`ParseError`] the server would give for the `$jsonSchema`.
     pub fn from_validator(validator: &Document) -> Result<Validator, ParseError> {
-        Validator::from_parsed(validator, ParsedValidator::from_document(validator)?)
+        Validator::from_parsed(validator, ValidatorSpec::parse_document(validator)?)
     }
 
-    fn from_parsed(validator: &Document, parsed: ParsedValidator) -> Result<Validator, ParseError> {
-        let schema = parsed.schema.unwrap_or_default();
+    fn from_parsed(validator: &Document, parsed: ValidatorSpec) -> Result<Validator, ParseError> {
+        let schema = parsed.json_schema.unwrap_or_default();
         let mut v = Validator::new(&schema).map_err(|e| match e {
             CompileError::Rejected(p) => p,
         })?;
-        v.skipped = parsed.not_evaluated.keys().cloned().collect();
-        v.not_evaluated = parsed.not_evaluated;
+        v.skipped = parsed.query.keys().cloned().collect();
+        v.not_evaluated = parsed.query;
         if let Ok(source) = validator.get_document("$jsonSchema") {
             v.source = source.clone();
         } else if v.not_evaluated.is_empty() {

@@ -17,17 +17,17 @@ impl CollectionSpec {
         let ns = self.name.clone();
         if self.name.is_empty() || self.name.contains('\0') || self.name.starts_with('$') {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "collection names must be non-empty, without '$' first or a null byte"
                     .into(),
             });
         }
         if self.options.timeseries.is_some() && self.validator.is_some() {
-            return Err(SpecError::ValidatorOnTimeseries { ns });
+            return Err(SpecError::ValidatorOnTimeseries { collection: ns });
         }
         if self.validator.is_some() && self.name.starts_with("system.") {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "Document validators not allowed on system collection".into(),
             });
         }
@@ -39,13 +39,16 @@ impl CollectionSpec {
             && let Some(Bson::Document(schema)) = validator.to_document().get("$jsonSchema")
             && let Err(source) = crate::schema::JsonSchema::from_document(schema)
         {
-            return Err(SpecError::InvalidValidator { ns, source });
+            return Err(SpecError::InvalidValidator {
+                collection: ns,
+                source,
+            });
         }
         if let Some(validator) = &self.validator
             && let Some(op) = forbidden_validator_operator(&validator.to_document())
         {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: format!("{op} is not allowed inside of a document validator"),
             });
         }
@@ -59,13 +62,13 @@ impl CollectionSpec {
         }
         if self.options.timeseries.is_some() && self.options.capped.is_some() {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "Time-series collections cannot be capped".into(),
             });
         }
         if self.options.clustered_index.is_some() && self.options.capped.is_some() {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "Clustered collections cannot be capped".into(),
             });
         }
@@ -74,7 +77,7 @@ impl CollectionSpec {
             && self.options.clustered_index.is_none()
         {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "'expireAfterSeconds' is only supported on time-series and clustered collections"
                     .into(),
             });
@@ -86,14 +89,14 @@ impl CollectionSpec {
             && capped.size <= 0
         {
             return Err(SpecError::InvalidCollection {
-                ns,
+                collection: ns,
                 reason: "a capped collection needs a positive 'size'".into(),
             });
         }
         let count = self.indexes.iter().filter(|i| !i.is_id()).count();
         if count + 1 > MAX_INDEXES {
             return Err(SpecError::TooManyIndexes {
-                ns,
+                collection: ns,
                 count: count + 1,
             });
         }
@@ -103,12 +106,15 @@ impl CollectionSpec {
             index.check(&ns)?;
             let name = index.effective_name();
             if names.contains(&name) {
-                return Err(SpecError::DuplicateIndexName { ns, index: name });
+                return Err(SpecError::DuplicateIndexName {
+                    collection: ns,
+                    index: name,
+                });
             }
             if index.keys.is_text() {
                 if let Some(first) = text {
                     return Err(SpecError::MultipleTextIndexes {
-                        ns,
+                        collection: ns,
                         first,
                         second: name,
                     });
@@ -124,7 +130,7 @@ impl CollectionSpec {
                 .find(|b| super::equivalence::same_identity_exact(a, b))
             {
                 return Err(SpecError::DuplicateIndex {
-                    ns,
+                    collection: ns,
                     first: a.effective_name(),
                     second: b.effective_name(),
                 });

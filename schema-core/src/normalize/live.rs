@@ -13,18 +13,18 @@ use crate::spec::{Collation, CollectionSpec, DocumentError};
 #[non_exhaustive]
 pub enum NormalizeError {
     /// A `listCollections` entry with a field of a type the server never sends.
-    #[error("{ns}: listCollections entry: {source}")]
+    #[error("{collection}: listCollections entry: {source}")]
     Collection {
         /// The collection.
-        ns: String,
+        collection: String,
         /// What could not be read.
         source: DocumentError,
     },
     /// A `listIndexes` entry that cannot be read.
-    #[error("{ns}: index {index:?}: {source}")]
+    #[error("{collection}: index {index:?}: {source}")]
     Index {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The index name, or its position when it has none.
         index: String,
         /// What could not be read.
@@ -63,7 +63,7 @@ pub fn live_collection(
 ) -> Result<Option<CollectionSpec>, NormalizeError> {
     let ns = entry.get_str("name").unwrap_or_default().to_owned();
     let err = |source: DocumentError| NormalizeError::Collection {
-        ns: ns.clone(),
+        collection: ns.clone(),
         source,
     };
     if ns.is_empty() {
@@ -128,7 +128,7 @@ fn live_index(ns: &str, position: usize, entry: &Document) -> Result<IndexSpec, 
         .map(str::to_owned)
         .unwrap_or_else(|_| format!("#{position}"));
     let mut spec = IndexSpec::from_document(entry).map_err(|source| NormalizeError::Index {
-        ns: ns.to_owned(),
+        collection: ns.to_owned(),
         index,
         source,
     })?;

@@ -42,7 +42,7 @@
 //! matches a listed `{locale: "fr", strength: 3, ...}`, a declared `{locale: "fr", strength:
 //! 2}` does not.
 //!
-//! [`Validator::parse`]: crate::spec::Validator::parse
+//! [`Validator::parse`]: crate::spec::ValidatorSpec::parse
 //! [`CollectionSpec`]: crate::spec::CollectionSpec
 //! [`CollectionSpec::check`]: crate::spec::CollectionSpec::check
 

@@ -69,7 +69,7 @@ impl Collation {
     /// [`SpecError::InvalidCollection`] with the reason.
     pub fn check(&self, ns: &str) -> Result<(), SpecError> {
         let err = |reason: String| SpecError::InvalidCollection {
-            ns: ns.to_owned(),
+            collection: ns.to_owned(),
             reason,
         };
         if self.locale.is_empty() {

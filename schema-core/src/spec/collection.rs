@@ -10,6 +10,7 @@ use super::collation::Collation;
 use super::error::{DocumentError, SpecError};
 use super::index::{IndexKeys, IndexKind, IndexSpec};
 use super::read;
+use super::validator::ValidatorSpec;
 use crate::generate::MongoSchema;
 use crate::schema::JsonSchema;
 
@@ -79,7 +80,7 @@ pub struct CollectionSpec {
     /// The collection name (without the database).
     pub name: String,
     /// `validator`; `None` means no validator.
-    pub validator: Option<Validator>,
+    pub validator: Option<ValidatorSpec>,
     /// `validationLevel`; `None` means the server default (strict).
     pub validation_level: Option<ValidationLevel>,
     /// `validationAction`; `None` means the server default (error).
@@ -112,14 +113,14 @@ impl CollectionSpec {
     }
 
     /// Sets the validator.
-    pub fn validator(mut self, validator: Validator) -> CollectionSpec {
+    pub fn validator(mut self, validator: ValidatorSpec) -> CollectionSpec {
         self.validator = Some(validator);
         self
     }
 
     /// Sets the validator to `{$jsonSchema: schema}`.
     pub fn json_schema(self, schema: JsonSchema) -> CollectionSpec {
-        self.validator(Validator::json_schema(schema))
+        self.validator(ValidatorSpec::json_schema(schema))
     }
 
     /// Sets `validationLevel`.
@@ -269,7 +270,7 @@ impl CollectionSpec {
 
     /// Reads `create` options (a manifest's `options`, or `listCollections`' `options`), keeping
     /// what the model does not know in [`CollectionOptions::other`]. The validator's
-    /// `$jsonSchema` is kept as read (see [`Validator::from_document`]).
+    /// `$jsonSchema` is kept as read (see [`ValidatorSpec::from_document`]).
     ///
     /// # Errors
     /// [`DocumentError`] with the path of a known option whose type the server would refuse.
@@ -281,7 +282,8 @@ impl CollectionSpec {
         for (key, value) in options {
             match key.as_str() {
                 "validator" => {
-                    spec.validator = Some(Validator::from_document(read::document(key, value)?));
+                    spec.validator =
+                        Some(ValidatorSpec::from_document(read::document(key, value)?));
                 }
                 "validationLevel" => {
                     spec.validation_level =
@@ -364,74 +366,6 @@ impl CollectionSpec {
             }
         }
         Ok(spec)
-    }
-}
-
-/// A collection validator: `$jsonSchema` as IR, plus any other query operators.
-///
-/// A validator that the IR cannot hold (a `$jsonSchema` nested in `$and`, or one the parser
-/// refuses) keeps its whole text in [`Validator::query`]; comparison works on documents either way.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Validator {
-    /// The top-level `$jsonSchema`, parsed.
-    pub json_schema: Option<JsonSchema>,
-    /// Every other top-level field of the validator, verbatim (`{"status": {"$in": [...]}}`).
-    pub query: Document,
-}
-
-impl Validator {
-    /// The validator `{$jsonSchema: schema}`.
-    pub fn json_schema(schema: JsonSchema) -> Validator {
-        Validator {
-            json_schema: Some(schema),
-            query: Document::new(),
-        }
-    }
-
-    /// A validator made of query operators only.
-    pub fn query(query: Document) -> Validator {
-        Validator {
-            json_schema: None,
-            query,
-        }
-    }
-
-    /// The validator as the `validator` option: `$jsonSchema` first, then the query fields.
-    pub fn to_document(&self) -> Document {
-        let mut d = Document::new();
-        if let Some(schema) = &self.json_schema {
-            d.insert("$jsonSchema", schema.to_document());
-        }
-        for (k, v) in &self.query {
-            d.insert(k.clone(), v.clone());
-        }
-        d
-    }
-
-    /// Reads a `validator` document. The `$jsonSchema` stays in [`Validator::query`] as read, so
-    /// nothing is lost whatever the writer put there; `diff` compares validators as documents
-    /// with the server's equivalences.
-    pub fn from_document(doc: &Document) -> Validator {
-        Validator::query(doc.clone())
-    }
-
-    /// Parses the validator with the server's rules: the `$jsonSchema` as IR (for the evaluator
-    /// and lints) and the query operators beside it.
-    ///
-    /// ```
-    /// use mongo_schema::spec::Validator;
-    /// let v = Validator::from_document(&bson::doc! { "$jsonSchema": { "required": ["a"] } });
-    /// let parsed = v.parse()?;
-    /// assert_eq!(parsed.schema.unwrap().required, Some(vec!["a".to_owned()]));
-    /// # Ok::<(), mongo_schema::schema::parse::ParseError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// The first [`ParseError`](crate::schema::parse::ParseError), as the server reports it.
-    pub fn parse(
-        &self,
-    ) -> Result<crate::schema::parse::ParsedValidator, crate::schema::parse::ParseError> {
-        crate::schema::parse::ParsedValidator::from_document(&self.to_document())
     }
 }
 
@@ -686,7 +620,7 @@ impl TimeseriesOptions {
 
     pub(crate) fn check(&self, ns: &str) -> Result<(), SpecError> {
         let err = |reason: &str| SpecError::InvalidCollection {
-            ns: ns.to_owned(),
+            collection: ns.to_owned(),
             reason: reason.to_owned(),
         };
         if self.time_field.is_empty() {
@@ -936,7 +870,7 @@ impl ShardKey {
 
     pub(crate) fn check(&self, ns: &str) -> Result<(), SpecError> {
         let err = |reason: &str| SpecError::InvalidShardKey {
-            ns: ns.to_owned(),
+            collection: ns.to_owned(),
             reason: reason.to_owned(),
         };
         if self.keys.is_empty() {
@@ -989,7 +923,7 @@ mod tests {
                 "integer",
             ),
         ] {
-            let spec = CollectionSpec::new("orders").validator(Validator::from_document(
+            let spec = CollectionSpec::new("orders").validator(ValidatorSpec::from_document(
                 &bson::doc! { "$jsonSchema": schema },
             ));
             let err = spec.check().unwrap_err();
@@ -1001,7 +935,7 @@ mod tests {
             );
             assert!(text.contains(path) && text.contains(words), "{text}");
         }
-        let fine = CollectionSpec::new("orders").validator(Validator::from_document(
+        let fine = CollectionSpec::new("orders").validator(ValidatorSpec::from_document(
             &bson::doc! { "$jsonSchema": { "properties": { "a": { "bsonType": "int" } } } },
         ));
         assert!(fine.check().is_ok());
@@ -1088,7 +1022,7 @@ mod tests {
         assert_eq!(
             spec.check(),
             Err(SpecError::ValidatorOnTimeseries {
-                ns: "sensor_readings".into()
+                collection: "sensor_readings".into()
             })
         );
     }
@@ -1097,12 +1031,13 @@ mod tests {
     // validator.
     #[test]
     fn query_operators_the_server_refuses_in_validators_are_refused() {
-        let spec = CollectionSpec::new("c").validator(Validator::query(
+        let spec = CollectionSpec::new("c").validator(ValidatorSpec::query(
             doc! { "$or": [{ "a": 1 }, { "$where": "this.a > 1" }] },
         ));
         let err = spec.check().unwrap_err();
         assert!(err.to_string().contains("$where is not allowed"), "{err}");
-        let fine = CollectionSpec::new("c").validator(Validator::query(doc! { "a": { "$gt": 1 } }));
+        let fine =
+            CollectionSpec::new("c").validator(ValidatorSpec::query(doc! { "a": { "$gt": 1 } }));
         assert!(fine.check().is_ok());
     }
 

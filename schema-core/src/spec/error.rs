@@ -9,130 +9,132 @@ use bson::Bson;
 pub enum SpecError {
     /// `expireAfterSeconds` on an index with more than one field.
     #[error(
-        "{ns}: index {index:?}: TTL indexes are single-field indexes, compound indexes do not support TTL"
+        "{collection}: index {index:?}: TTL indexes are single-field indexes, compound indexes do not support TTL"
     )]
     TtlOnCompoundIndex {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The index name.
         index: String,
     },
     /// `unique` on a hashed index.
     #[error(
-        "{ns}: index {index:?}: Currently hashed indexes cannot guarantee uniqueness. Use a regular index."
+        "{collection}: index {index:?}: Currently hashed indexes cannot guarantee uniqueness. Use a regular index."
     )]
     UniqueHashed {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The index name.
         index: String,
     },
     /// Two text indexes in one collection.
     #[error(
-        "{ns}: only one text index per collection allowed, found existing text index {first:?} when adding {second:?}"
+        "{collection}: only one text index per collection allowed, found existing text index {first:?} when adding {second:?}"
     )]
     MultipleTextIndexes {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The first text index.
         first: String,
         /// The second text index.
         second: String,
     },
     /// More than 64 indexes, `_id_` included.
-    #[error("{ns}: add index fails, too many indexes: {count} (at most 64, _id_ included)")]
+    #[error("{collection}: add index fails, too many indexes: {count} (at most 64, _id_ included)")]
     TooManyIndexes {
         /// The collection.
-        ns: String,
+        collection: String,
         /// How many indexes were declared, `_id_` included.
         count: usize,
     },
     /// More than 32 fields in one key pattern.
-    #[error("{ns}: index {index:?}: Index key pattern has {count} fields; the maximum is 32")]
+    #[error(
+        "{collection}: index {index:?}: Index key pattern has {count} fields; the maximum is 32"
+    )]
     TooManyKeyFields {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The index name.
         index: String,
         /// How many fields the key pattern has.
         count: usize,
     },
     /// Two collection roots declare one collection.
-    #[error("{ns}: declared by two types")]
+    #[error("{collection}: declared by two types")]
     DuplicateCollection {
         /// The collection.
-        ns: String,
+        collection: String,
     },
     /// Two indexes with one identity (key pattern, collation, partial filter, unique, sparse,
     /// wildcard projection): the server keeps one (IndexOptionsConflict, code 85).
-    #[error("{ns}: indexes {first:?} and {second:?} have the same key pattern and options")]
+    #[error("{collection}: indexes {first:?} and {second:?} have the same key pattern and options")]
     DuplicateIndex {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The first index.
         first: String,
         /// The second index.
         second: String,
     },
     /// Two indexes with one name.
-    #[error("{ns}: index {index:?} is declared twice")]
+    #[error("{collection}: index {index:?} is declared twice")]
     DuplicateIndexName {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The repeated name.
         index: String,
     },
     /// A validator on a time-series collection (server: InvalidOptions, code 72).
-    #[error("{ns}: Validators are not allowed on time-series collections")]
+    #[error("{collection}: Validators are not allowed on time-series collections")]
     ValidatorOnTimeseries {
         /// The collection.
-        ns: String,
+        collection: String,
     },
     /// Another index option combination the server refuses.
-    #[error("{ns}: index {index:?}: {reason}")]
+    #[error("{collection}: index {index:?}: {reason}")]
     InvalidIndex {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The index name.
         index: String,
         /// The server's reason.
         reason: String,
     },
     /// Another collection option combination the server refuses.
-    #[error("{ns}: {reason}")]
+    #[error("{collection}: {reason}")]
     InvalidCollection {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The server's reason.
         reason: String,
     },
     /// A `$jsonSchema` the server's parser rejects (`format`, `$ref`, `const`, `type: "integer"`,
     /// a misspelt keyword, ...): `create` and `collMod` would fail with this code.
     #[error(
-        "{ns}: validator: $jsonSchema.{}: {} (the server refuses it with code {})",
+        "{collection}: validator: $jsonSchema.{}: {} (the server refuses it with code {})",
         source.path(),
         source.reason(),
         source.code()
     )]
     InvalidValidator {
         /// The collection.
-        ns: String,
+        collection: String,
         /// What the server's parser rejects, with the keyword's path.
         source: crate::schema::parse::ParseError,
     },
     /// A declared path names no field of the type it reaches.
-    #[error("{ns}: {source}")]
+    #[error("{collection}: {source}")]
     Path {
         /// The collection.
-        ns: String,
+        collection: String,
         /// Which type, which path, and the nearest names.
         source: crate::generate::PathError,
     },
     /// A shard key the server refuses.
-    #[error("{ns}: shard key: {reason}")]
+    #[error("{collection}: shard key: {reason}")]
     InvalidShardKey {
         /// The collection.
-        ns: String,
+        collection: String,
         /// The server's reason.
         reason: String,
     },

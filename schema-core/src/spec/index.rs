@@ -577,7 +577,7 @@ impl IndexSpec {
     pub fn check(&self, ns: &str) -> Result<(), SpecError> {
         let index = self.effective_name();
         let err = |reason: &str| SpecError::InvalidIndex {
-            ns: ns.to_owned(),
+            collection: ns.to_owned(),
             index: index.clone(),
             reason: reason.to_owned(),
         };
@@ -586,7 +586,7 @@ impl IndexSpec {
         }
         if self.keys.len() > MAX_KEY_FIELDS {
             return Err(SpecError::TooManyKeyFields {
-                ns: ns.to_owned(),
+                collection: ns.to_owned(),
                 index,
                 count: self.keys.len(),
             });
@@ -611,7 +611,7 @@ impl IndexSpec {
         }
         if self.expire_after_seconds.is_some() && self.keys.len() > 1 {
             return Err(SpecError::TtlOnCompoundIndex {
-                ns: ns.to_owned(),
+                collection: ns.to_owned(),
                 index,
             });
         }
@@ -628,7 +628,7 @@ impl IndexSpec {
         }
         if self.unique && hashed > 0 {
             return Err(SpecError::UniqueHashed {
-                ns: ns.to_owned(),
+                collection: ns.to_owned(),
                 index,
             });
         }

@@ -8,13 +8,15 @@ mod collection;
 mod error;
 mod index;
 pub(crate) mod read;
+mod validator;
 
 pub use collation::Collation;
 pub use collection::{
     Capped, ClusteredIndex, Collection, CollectionOptions, CollectionSpec, Granularity, ShardKey,
-    TimeseriesOptions, ValidationAction, ValidationLevel, Validator,
+    TimeseriesOptions, ValidationAction, ValidationLevel,
 };
 pub use error::{DocumentError, SpecError};
 pub use index::{
     IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
 };
+pub use validator::ValidatorSpec;

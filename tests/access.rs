@@ -301,7 +301,7 @@ fn access_name(access: PlanAccess) -> &'static str {
         PlanAccess::IndexScan => "index scan",
         PlanAccess::CollectionScan => "collection scan",
         PlanAccess::Eof => "eof",
-        PlanAccess::Unknown => "unknown",
+        _ => "unknown",
     }
 }
 

@@ -272,6 +272,7 @@ pub enum NumberTypes {
 
 /// Options that apply while generating one schema.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct GeneratorSettings {
     /// How numbers are typed, unless a field or type asks otherwise.
     pub numbers: NumberTypes,

@@ -43,7 +43,7 @@ pub mod diff;
 pub mod eval;
 pub mod evolve;
 pub mod extjson;
-pub mod finding;
+mod finding;
 pub mod formats;
 pub mod generate;
 pub mod infer;

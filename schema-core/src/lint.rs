@@ -348,6 +348,7 @@ fn bson_value_size(value: &bson::Bson) -> u64 {
 
 /// Which rule a finding comes from; the kebab-case name is stable for tooling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LintKind {
     /// An array with no `maxItems`.
     UnboundedArray,

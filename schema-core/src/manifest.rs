@@ -24,6 +24,7 @@ use crate::spec::{CollectionSpec, DocumentError, SpecError};
 /// assert_eq!(Manifest::from_json(&json).unwrap().to_json(), json);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Manifest {
     /// The collections, sorted by name.
     pub collections: Vec<CollectionSpec>,

@@ -154,6 +154,8 @@ fn kind_paint(kind: mongo_schema::diff::ChangeKind) -> Paint {
         InPlace | Unmanaged => Paint::Yellow,
         Rebuild | ExtraCollection | ExtraIndex => Paint::Red,
         MissingCollection | MissingIndex => Paint::Green,
+        // A kind this renderer does not know yet: shown like a change made in place.
+        _ => Paint::Yellow,
     }
 }
 
@@ -483,7 +485,7 @@ pub(crate) fn explain_line(r: &QueryReport) -> String {
                 (PlanAccess::IndexScan, None) => "IXSCAN".to_owned(),
                 (PlanAccess::CollectionScan, _) => "COLLSCAN".to_owned(),
                 (PlanAccess::Eof, _) => "EOF".to_owned(),
-                (PlanAccess::Unknown, _) => "unknown plan".to_owned(),
+                _ => "unknown plan".to_owned(),
             };
             let n = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
             let mut line = format!(

@@ -35,6 +35,7 @@ pub struct IndexUse {
 
 /// Which indexes serve a declared query, and how well.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Coverage {
     /// The query's name.
     pub query: String,

@@ -181,6 +181,7 @@ pub fn sample_command(collection: &str, query: &QuerySpec, max_time_ms: u32) -> 
 
 /// How the winning plan reads the collection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PlanAccess {
     /// Through an index (`IXSCAN`, `EXPRESS_IXSCAN`, `IDHACK`, `CLUSTERED_IXSCAN`, ...).
     IndexScan,
@@ -198,6 +199,7 @@ pub enum PlanAccess {
 /// (the tree under `winningPlan.queryPlan`, 5.1+; default for eligible queries in 7.0 and 8.0),
 /// and the sharded shape (`winningPlan.shards[].winningPlan`, each possibly with `queryPlan`).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExplainSummary {
     /// Index scan, collection scan, or neither.
     pub access: PlanAccess,

@@ -99,6 +99,7 @@ impl FindingKind {
 
 /// One finding of [`lint`].
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct AccessFinding {
     /// How serious it is.
     pub severity: Severity,

@@ -23,6 +23,7 @@ pub use plan::{Plan, PlanOptions, Skipped, Step, plan};
 
 /// What a difference would take to fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ChangeKind {
     /// The two sides differ only in form (field order, numeric types): nothing to do.
     Cosmetic,
@@ -79,6 +80,7 @@ impl fmt::Display for ChangeKind {
 
 /// Which part of a collection a change is about.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Aspect {
     /// The collection as a whole (missing or extra).
     Collection,
@@ -124,6 +126,7 @@ impl fmt::Display for Aspect {
 /// for an index its `createIndexes` entry, for an option its value. `fields` names what differs
 /// inside an index (`expireAfterSeconds`, `name`, ...).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Change {
     /// The collection.
     pub collection: String,

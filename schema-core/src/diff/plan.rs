@@ -46,6 +46,7 @@ impl Default for PlanOptions {
 
 /// One server command of a plan.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Step {
     /// The collection it acts on.
     pub collection: String,
@@ -70,6 +71,7 @@ pub struct Step {
 
 /// A change the plan does not act on, and why.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Skipped {
     /// The collection.
     pub collection: String,

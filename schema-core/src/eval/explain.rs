@@ -17,6 +17,7 @@ use crate::value::raw::{Bad, Iter, num_of, str_bytes, ty};
 
 /// One failed rule: where, which keyword, and a sentence saying what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Failure {
     /// Dotted path of the value (`items.2.qty`), `(document)` for the document itself.
     pub path: String,

@@ -129,6 +129,7 @@ struct Lenient {
 /// The outcome of checking one document: valid, rejected with the server's explanation, or
 /// not fully checked (the schema passed but validator entries beside it were not evaluated).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Verdict {
     details: Option<Document>,
     summaries: Vec<String>,

@@ -187,6 +187,7 @@ impl Proof {
 /// The statistics of one path, flattened for a report.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PathReport<'a> {
     /// The dotted path; `[]` stands for array elements, `*` for the values of a map.
     pub path: String,
@@ -202,6 +203,7 @@ pub struct PathReport<'a> {
 /// A node's statistics without its children.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Stats<'a> {
     types: &'a census::TypeCounts,
     #[serde(skip_serializing_if = "Option::is_none")]

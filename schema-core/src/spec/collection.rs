@@ -512,6 +512,7 @@ impl CollectionOptions {
 
 /// `timeseries` options.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct TimeseriesOptions {
     /// `timeField`: the date of each measurement.
     pub time_field: String,
@@ -647,6 +648,7 @@ impl TimeseriesOptions {
 
 /// Time-series `granularity`. An open set, as the server may add values.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Granularity {
     /// `seconds` (the default).
     Seconds,
@@ -736,6 +738,7 @@ impl Capped {
 /// `clusteredIndex`: documents stored in `_id` order (5.3+). The key is always `{_id: 1}`,
 /// unique.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ClusteredIndex {
     /// `name` (the server's default is `_id_`).
     pub name: Option<String>,
@@ -813,6 +816,7 @@ impl ClusteredIndex {
 
 /// A shard key: ranged or hashed fields, optionally unique.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ShardKey {
     /// The key pattern (`{user_id: "hashed"}`, `{region: 1, created_at: 1}`).
     pub keys: IndexKeys,

@@ -14,6 +14,7 @@ use crate::generate::{MongoSchema, PathError};
 
 /// How one field of a key pattern is indexed: the value beside the field name.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum IndexKind {
     /// `1`: ascending.
     Ascending,

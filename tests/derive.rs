@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 
 /// Checks a rendered schema the way the server's `$jsonSchema` parser does
 /// (SERVER-FACTS: "$jsonSchema: what the server accepts"); returns every problem found.
+///
+/// The keyword and alias lists repeat the parser's on purpose: this is a second reading of
+/// the server's rules, written from its source, so that a gap in the parser's own table
+/// cannot hide a derive that emits what the server refuses.
 fn server_problems(schema: &Document, at: &str, out: &mut Vec<String>) {
     const KEYWORDS: &[&str] = &[
         "additionalItems",

@@ -198,7 +198,7 @@ impl PathError {
     ) -> PathError {
         let mut scored: Vec<(usize, &'static str)> = fields
             .iter()
-            .map(|f| (edit_distance(segment, f), *f))
+            .map(|f| (strsim::levenshtein(segment, f), *f))
             .filter(|(d, f)| *d <= 2.max(f.len() / 3))
             .collect();
         scored.sort();
@@ -209,23 +209,6 @@ impl PathError {
             candidates: scored.into_iter().take(3).map(|(_, f)| f).collect(),
         }
     }
-}
-
-/// Levenshtein distance over chars: how far a misspelled name is from a real one.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            let next = (row[j + 1] + 1).min(row[j] + 1).min(prev + cost);
-            prev = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// Makes a schema fit the top level of a stored document: a closed object admits `_id`.

@@ -10,43 +10,22 @@ use bson::Document;
 
 use crate::generate::{MongoSchema, PathError, root_schema};
 use crate::schema::JsonSchema;
+pub use crate::spec::IndexKind;
 use crate::spec::{
     Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
     TimeseriesOptions, ValidationAction, ValidationLevel,
 };
-use crate::spec::{IndexKeys, IndexKind, IndexSpec};
+use crate::spec::{IndexKeys, IndexSpec};
 use crate::version::{Version, versioned};
 
-/// How a key is written in a declaration: `1`, `-1`, `"hashed"`, `"text"`, `"2d"`, `"2dsphere"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    /// `1`
-    Ascending,
-    /// `-1`
-    Descending,
-    /// `"hashed"`
-    Hashed,
-    /// `"text"`
-    Text,
-    /// `"2d"`
-    TwoD,
-    /// `"2dsphere"`
-    TwoDSphere,
-}
-
-impl Key {
-    fn kind(self, path: &str) -> IndexKind {
-        match self {
-            Key::Ascending | Key::Descending if crate::spec::is_wildcard_path(path) => {
-                IndexKind::Wildcard
-            }
-            Key::Ascending => IndexKind::Ascending,
-            Key::Descending => IndexKind::Descending,
-            Key::Hashed => IndexKind::Hashed,
-            Key::Text => IndexKind::Text,
-            Key::TwoD => IndexKind::TwoD,
-            Key::TwoDSphere => IndexKind::TwoDSphere,
+/// The kind of a declared key as the server stores it: a `1` or `-1` on a wildcard path
+/// (`"$**"`, `"meta.$**"`) is a wildcard key.
+fn kind(declared: &IndexKind, path: &str) -> IndexKind {
+    match declared {
+        IndexKind::Ascending | IndexKind::Descending if crate::spec::is_wildcard_path(path) => {
+            IndexKind::Wildcard
         }
+        other => other.clone(),
     }
 }
 
@@ -54,7 +33,7 @@ impl Key {
 #[derive(Clone, Copy, Debug)]
 pub struct Index {
     /// `(rust.path, key)` in order.
-    pub keys: &'static [(&'static str, Key)],
+    pub keys: &'static [(&'static str, IndexKind)],
     /// An explicit name.
     pub name: Option<&'static str>,
     /// `unique`.
@@ -90,7 +69,7 @@ pub struct Index {
 
 impl Index {
     /// An index on `keys` with no option set.
-    pub const fn new(keys: &'static [(&'static str, Key)]) -> Index {
+    pub const fn new(keys: &'static [(&'static str, IndexKind)]) -> Index {
         Index {
             keys,
             name: None,
@@ -160,7 +139,7 @@ pub struct Declaration {
     /// Fields declared `#[mongo(text)]` (Rust path, weight): one text index together.
     pub text_fields: &'static [(&'static str, i32)],
     /// `shard_key(keys(...), unique)`.
-    pub shard_key: Option<(&'static [(&'static str, Key)], bool)>,
+    pub shard_key: Option<(&'static [(&'static str, IndexKind)], bool)>,
     /// `timeseries(...)`.
     pub timeseries: Option<Timeseries>,
     /// `expire_after_seconds`.
@@ -196,9 +175,12 @@ fn resolve<T: MongoSchema + ?Sized>(ns: &str, path: &str) -> Result<String, Spec
     crate::spec::resolve_path::<T>(path).map_err(|e| path_error(ns, e))
 }
 
-fn keys<T: MongoSchema + ?Sized>(ns: &str, keys: &[(&str, Key)]) -> Result<IndexKeys, SpecError> {
+fn keys<T: MongoSchema + ?Sized>(
+    ns: &str,
+    keys: &[(&str, IndexKind)],
+) -> Result<IndexKeys, SpecError> {
     keys.iter()
-        .map(|(path, key)| Ok((resolve::<T>(ns, path)?, key.kind(path))))
+        .map(|(path, key)| Ok((resolve::<T>(ns, path)?, kind(key, path))))
         .collect::<Result<Vec<_>, SpecError>>()
         .map(IndexKeys)
 }
@@ -432,7 +414,10 @@ mod tests {
             indexes: &[Index {
                 unique: true,
                 partial: Some(r#"{"deleted_at": {"$exists": false}}"#),
-                ..Index::new(&[("user_id", Key::Ascending), ("status", Key::Descending)])
+                ..Index::new(&[
+                    ("user_id", IndexKind::Ascending),
+                    ("status", IndexKind::Descending),
+                ])
             }],
             ..EMPTY
         };
@@ -449,7 +434,7 @@ mod tests {
     #[test]
     fn misspelled_path_names_the_type_and_the_nearest_field() {
         const DECL: Declaration = Declaration {
-            indexes: &[Index::new(&[("user_ud", Key::Ascending)])],
+            indexes: &[Index::new(&[("user_ud", IndexKind::Ascending)])],
             ..EMPTY
         };
         let error = build::<Order>(&DECL).unwrap_err().to_string();
@@ -464,7 +449,7 @@ mod tests {
             indexes: &[Index {
                 unique: true,
                 variant: Some(("type", "BOOK")),
-                ..Index::new(&[("status", Key::Ascending)])
+                ..Index::new(&[("status", IndexKind::Ascending)])
             }],
             ..EMPTY
         };
@@ -495,7 +480,7 @@ mod tests {
         const DECL: Declaration = Declaration {
             indexes: &[Index {
                 partial: Some("{deleted_at: 1}"),
-                ..Index::new(&[("status", Key::Ascending)])
+                ..Index::new(&[("status", IndexKind::Ascending)])
             }],
             ..EMPTY
         };

@@ -10,12 +10,12 @@ use crate::attr::{CappedDecl, IndexDecl, KeyKind, KeyPath, ShardKeyDecl, Timeser
 
 fn key_kind(kind: KeyKind) -> TokenStream {
     match kind {
-        KeyKind::Ascending => quote!(__md::Key::Ascending),
-        KeyKind::Descending => quote!(__md::Key::Descending),
-        KeyKind::Hashed => quote!(__md::Key::Hashed),
-        KeyKind::Text => quote!(__md::Key::Text),
-        KeyKind::TwoD => quote!(__md::Key::TwoD),
-        KeyKind::TwoDSphere => quote!(__md::Key::TwoDSphere),
+        KeyKind::Ascending => quote!(__md::IndexKind::Ascending),
+        KeyKind::Descending => quote!(__md::IndexKind::Descending),
+        KeyKind::Hashed => quote!(__md::IndexKind::Hashed),
+        KeyKind::Text => quote!(__md::IndexKind::Text),
+        KeyKind::TwoD => quote!(__md::IndexKind::TwoD),
+        KeyKind::TwoDSphere => quote!(__md::IndexKind::TwoDSphere),
     }
 }
 

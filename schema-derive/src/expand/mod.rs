@@ -54,7 +54,7 @@ fn schema_impl(c: &Container) -> TokenStream {
         quote!(__ms::derived(__g, ::core::any::type_name::<Self>(), &#spec))
     };
     let extra = extra_items(c, use_const);
-    let distinct = distinct_forms(c);
+    let distinct = distinct_forms(c, use_const);
     let flattened_as_map = flattened_as_map(c);
     let readable = readable_flattens(c);
     let (free_checks, body_checks) = if c.generics.params.is_empty() {
@@ -245,7 +245,7 @@ fn readable_flattens(c: &Container) -> Vec<TokenStream> {
 /// (a map's keys can meet the other fields), a unit struct or untagged unit variant (both
 /// `null`, as `None` is), `into` or a container-level stated schema.
 /// A recursive type answers `false` when it meets itself (`derive_support::distinct_fields`).
-fn distinct_forms(c: &Container) -> TokenStream {
+fn distinct_forms(c: &Container, use_const: bool) -> TokenStream {
     if c.mongo.schema_as.is_some() || c.mongo.schema_with.is_some() || c.into.is_some() {
         return TokenStream::new();
     }
@@ -266,11 +266,17 @@ fn distinct_forms(c: &Container) -> TokenStream {
                 }
                 types.push(&f.ty);
             }
-            quote! {
-                __ms::distinct_fields(__v, ::core::any::type_name::<Self>(), |__v| {
-                    true #(&& <#types as __ms::MongoSchema>::distinct_forms(__v))*
-                })
-            }
+            let table =
+                quote!(&[#(<#types as __ms::MongoSchema>::distinct_forms as __ms::DistinctFn),*]);
+            let table = if use_const {
+                quote!(const __DISTINCT: &[__ms::DistinctFn] = #table;)
+            } else {
+                quote!(let __DISTINCT: &[__ms::DistinctFn] = #table;)
+            };
+            quote! {{
+                #table
+                __ms::distinct_fields(__v, ::core::any::type_name::<Self>(), __DISTINCT)
+            }}
         }
         Body::Enum(variants) => {
             let mut names = Vec::new();

@@ -226,6 +226,10 @@ pub struct ApplyArgs {
     /// Run without asking (required when not on a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Set a validator that stored documents fail, under validationAction "error" (refused
+    /// without it: declare "warn" first, or fix the documents until `audit` is clean).
+    #[arg(long)]
+    pub allow_tightening: bool,
 }
 
 /// `audit`.

@@ -80,6 +80,24 @@ impl Classification {
     pub fn is_relaxing(&self) -> bool {
         matches!(self, Classification::Relaxing)
     }
+
+    /// The verdict in one word, as the plan's JSON spells it: `relaxing`, `tightening`,
+    /// `not-proven`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Classification::Relaxing => "relaxing",
+            Classification::Tightening { .. } => "tightening",
+            Classification::NotProven { .. } => "not-proven",
+        }
+    }
+
+    /// The document accepted today and rejected after the change, for a tightening.
+    pub fn counterexample(&self) -> Option<&Document> {
+        match self {
+            Classification::Tightening { counterexample } => Some(counterexample),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Classification {

@@ -130,7 +130,36 @@ pub fn main_registered() -> ExitCode {
 /// declared in the binary itself need no name: `mongo_schema_cli::main!()`.
 ///
 /// Versioned types the `migrate` command may rewrite follow the crates:
-/// `mongo_schema_cli::main!(my_app; migrate(my_app::User))`.
+/// `mongo_schema_cli::main!(my_app; migrate(my_app::User))`. Here with the types in the binary:
+///
+/// ```no_run
+/// use mongo_schema::MongoSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, MongoSchema)]
+/// #[mongo(collection = "users", version(field = "v", current = 2, previous(UserV1 = 1)))]
+/// struct User {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     name: String,
+///     v: i32,
+/// }
+///
+/// #[derive(Serialize, Deserialize, MongoSchema)]
+/// struct UserV1 {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     name: String,
+/// }
+///
+/// impl From<UserV1> for User {
+///     fn from(old: UserV1) -> User {
+///         User { id: old.id, name: old.name, v: 2 }
+///     }
+/// }
+///
+/// mongo_schema_cli::main!(; migrate(User));
+/// ```
 #[macro_export]
 macro_rules! main {
     ($($krate:ident),* $(,)? ; migrate($($ty:path),+ $(,)?)) => {

@@ -368,3 +368,38 @@ fn live_migrate_converges_on_a_real_server() {
     assert_eq!(outcome, Outcome::Clean, "{}", console.stdout_text());
     assert_eq!(left, 0);
 }
+
+#[test]
+fn apply_sets_a_rejecting_validator_only_with_allow_tightening_or_under_warn() {
+    let server = server_with_v1_users(2);
+    let strict = [v2_only()];
+    let (outcome, text) = run_declaring(&server, Some(&strict), &["apply", "--yes"]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(server.commands_named("collMod").is_empty(), "{text}");
+
+    // Declared with validationAction "warn": the plan sets both, and apply goes ahead.
+    let (outcome, text) = run_declaring(&server, Some(&[v2_only_warn()]), &["plan"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(
+        text.contains("2 stored documents fail it: declare validationAction \"warn\" first"),
+        "{text}"
+    );
+    let (outcome, text) = run_declaring(&server, Some(&[v2_only_warn()]), &["apply", "--yes"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+
+    // Back to "error" with the documents still outdated: refused again, unless asked for.
+    let (outcome, text) = run_declaring(&server, Some(&strict), &["apply", "--yes"]);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    let (outcome, text) = run_declaring(
+        &server,
+        Some(&strict),
+        &["apply", "--yes", "--allow-tightening"],
+    );
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+}
+
+fn v2_only_warn() -> CollectionSpec {
+    let mut spec = v2_only();
+    spec.validation_action = Some(mongo_schema::spec::ValidationAction::Warn);
+    spec
+}

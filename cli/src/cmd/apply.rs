@@ -44,6 +44,8 @@ pub fn run(
         cmd::plan::count_rejects(&deployment.db, &mut plan, args.connect.timeout).await?;
         if !args.allow_tightening {
             refuse_rejecting_validators(&declared, &plan)?;
+            refuse_enforcing_over_rejects(&deployment.db, &declared, &plan, args.connect.timeout)
+                .await?;
         }
         // Drift a plan does not fix (an unowned index kept without --prune) is exit 1, as `plan`
         // and `check` say, even when nothing runs.
@@ -159,6 +161,50 @@ fn refuse_rejecting_validators(declared: &[CollectionSpec], plan: &Plan) -> anyh
             if rejected == 1 { "s" } else { "" },
             action.as_str(),
         );
+    }
+    Ok(())
+}
+
+/// Refuses a plan that switches `validationAction` to `"error"` (or `"errorAndLog"`) while
+/// stored documents fail the declared validator: the step after `"warn"` in the manual's
+/// advice, which waits for a clean audit. Counted as [`cmd::plan::count_rejects`] does.
+///
+/// # Errors
+/// The first such step, with the count and the ways out; a count the server refuses.
+async fn refuse_enforcing_over_rejects(
+    db: &mongodb::Database,
+    declared: &[CollectionSpec],
+    plan: &Plan,
+    max_time: std::time::Duration,
+) -> anyhow::Result<()> {
+    let max_time_ms = i64::try_from(max_time.as_millis()).unwrap_or(i64::MAX);
+    for step in &plan.steps {
+        let Ok(action) = step.command.get_str("validationAction") else {
+            continue;
+        };
+        if !matches!(action, "error" | "errorAndLog") || !step.command.contains_key("collMod") {
+            continue;
+        }
+        let Some(validator) = declared
+            .iter()
+            .find(|c| c.name == step.collection)
+            .and_then(|c| c.validator.as_ref())
+            .map(mongo_schema::spec::Validator::to_document)
+            .filter(|v| !v.is_empty())
+        else {
+            continue;
+        };
+        let rejects = bson::doc! { "$nor": [validator] };
+        let n = cmd::audit::count(db, &step.collection, rejects, max_time_ms).await?;
+        if n > 0 {
+            anyhow::bail!(
+                "refusing to apply: {}: validationAction {action:?} with {n} stored document{} \
+                 failing the declared validator; fix or migrate them until `mongo-schema audit` \
+                 is clean, or pass --allow-tightening; nothing was applied",
+                step.collection,
+                render::human::plural(usize::try_from(n).unwrap_or(usize::MAX)),
+            );
+        }
     }
     Ok(())
 }

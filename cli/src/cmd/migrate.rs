@@ -268,10 +268,10 @@ fn without_failed(outdated: &Document, failed: &[(Bson, String)]) -> Document {
 /// Converts and rewrites one document, only if it is unchanged since it was read.
 ///
 /// The filter is `{_id, $jsonSchema: {enum: [the document as read]}}`: a top-level `enum`
-/// matches the whole document (the server's `$_internalSchemaRootDocEq`, field order ignored,
-/// null matching only null; src/mongo/db/matcher/schema/expression_internal_schema_root_doc_eq.h),
-/// so any write in between (a lazy migration, an edit) makes it match nothing, and the
-/// document is counted as changed meanwhile instead of being overwritten.
+/// matches the whole document (docs/server-facts.md#migration-writes: the server's
+/// `$_internalSchemaRootDocEq`, field order ignored, null matching only null), so any write in
+/// between (a lazy migration, an edit) makes it match nothing, and the document is counted as
+/// changed meanwhile instead of being overwritten.
 async fn rewrite(
     coll: &mongodb::Collection<Document>,
     args: &MigrateArgs,

@@ -235,3 +235,41 @@ fn apply_operators(before: &Document, change: &Document) -> Document {
     }
     after
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replacement_keeps_the_id_first_and_refuses_another() {
+        let before = doc! { "_id": 1, "name": "a" };
+        assert_eq!(
+            replace(&before, &doc! { "name": "b", "_id": 1 }).unwrap(),
+            doc! { "_id": 1, "name": "b" }
+        );
+        let refused = replace(&before, &doc! { "_id": 2 }).unwrap_err();
+        assert_eq!(refused.get_i32("code").ok(), Some(66));
+    }
+
+    #[test]
+    fn set_appends_new_fields_and_unset_removes() {
+        let before = doc! { "_id": 1, "name": "a", "old": true };
+        let change = doc! { "$set": { "name": "b", "v": 2 }, "$unset": { "old": "" } };
+        assert!(check_operators(&change).is_ok());
+        assert_eq!(
+            apply_operators(&before, &change),
+            doc! { "_id": 1, "name": "b", "v": 2 }
+        );
+    }
+
+    #[test]
+    fn unmodelled_updates_are_refused_rather_than_guessed() {
+        for change in [
+            doc! { "$inc": { "n": 1 } },
+            doc! { "$set": { "a.b": 1 } },
+            doc! { "$set": { "_id": 2 } },
+        ] {
+            assert!(check_operators(&change).is_err(), "{change}");
+        }
+    }
+}

@@ -77,6 +77,37 @@ where
     mongo_schema_cli::run(args, Some(&collections), console)
 }
 
+/// As [`main`], for an example whose versioned types the `migrate` command rewrites.
+pub fn main_migrating(example: &Example, migrations: &[mongo_schema_cli::Migration]) -> ExitCode {
+    run_migrating(
+        example,
+        migrations,
+        std::env::args_os(),
+        &mut Console::std(),
+    )
+    .into()
+}
+
+/// As [`run`], with `migrations` for the `migrate` command.
+pub fn run_migrating<I, T>(
+    example: &Example,
+    migrations: &[mongo_schema_cli::Migration],
+    args: I,
+    console: &mut Console,
+) -> Outcome
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if args.len() <= 1 {
+        console.out(&introduction(example));
+        return Outcome::Clean;
+    }
+    let collections = (example.collections)();
+    mongo_schema_cli::run_with_migrations(args, Some(&collections), migrations, console)
+}
+
 /// What `cargo run --example <name>` prints: the pattern, the example's collections, its
 /// pattern code on sample values, and the commands to try.
 pub fn introduction(example: &Example) -> String {

@@ -13,7 +13,7 @@
 use bson::{Bson, Document, RawDocumentBuf, doc};
 use mongo_schema::JsonSchema;
 use mongo_schema::eval::Validator;
-use mongo_schema::evolve::{Change, classify, witness};
+use mongo_schema::evolve::{Classification, classify, witness};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -291,7 +291,7 @@ fn accepts(v: &Validator, d: &Document) -> bool {
 fn check(old: &JsonSchema, new: &JsonSchema, docs: &[Document]) -> Result<(), TestCaseError> {
     let (ov, nv) = (Validator::new(old).unwrap(), Validator::new(new).unwrap());
     match classify(old, new) {
-        Change::Relaxing => {
+        Classification::Relaxing => {
             for d in docs {
                 prop_assert!(
                     !accepts(&ov, d) || accepts(&nv, d),
@@ -308,7 +308,7 @@ fn check(old: &JsonSchema, new: &JsonSchema, docs: &[Document]) -> Result<(), Te
                 new.to_document()
             );
         }
-        Change::Tightening { counterexample } => {
+        Classification::Tightening { counterexample } => {
             prop_assert!(
                 accepts(&ov, &counterexample),
                 "{counterexample} is rejected by the old schema"
@@ -318,7 +318,7 @@ fn check(old: &JsonSchema, new: &JsonSchema, docs: &[Document]) -> Result<(), Te
                 "{counterexample} is accepted by the new schema"
             );
         }
-        Change::NotProven { reason } => prop_assert!(!reason.is_empty()),
+        Classification::NotProven { reason } => prop_assert!(!reason.is_empty()),
         _ => {}
     }
     Ok(())
@@ -345,10 +345,10 @@ proptest! {
         let Ok(s) = JsonSchema::from_document(&s) else {
             return Ok(());
         };
-        prop_assert_eq!(classify(&s, &s), Change::Relaxing);
+        prop_assert_eq!(classify(&s, &s), Classification::Relaxing);
         // A copy that went through BSON and back is equal too.
         let again = JsonSchema::from_document(&s.to_document()).unwrap();
-        prop_assert_eq!(classify(&s, &again), Change::Relaxing);
+        prop_assert_eq!(classify(&s, &again), Classification::Relaxing);
     }
 }
 
@@ -363,8 +363,8 @@ fn the_schema_versioning_life_is_classified() {
     let only_v1 = parse(v1.clone());
     let both = parse(doc! { "anyOf": [v1.clone(), v2.clone()] });
     let only_v2 = parse(doc! { "anyOf": [v2] });
-    assert_eq!(classify(&only_v1, &both), Change::Relaxing);
-    let Change::Tightening { counterexample } = classify(&both, &only_v2) else {
+    assert_eq!(classify(&only_v1, &both), Classification::Relaxing);
+    let Classification::Tightening { counterexample } = classify(&both, &only_v2) else {
         panic!("dropping v1 tightens");
     };
     assert!(counterexample.contains_key("name"), "{counterexample}");

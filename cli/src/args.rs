@@ -59,6 +59,10 @@ pub enum Command {
     /// Propose Rust types for exported documents (mongodump, mongoexport), with the proof that
     /// their validator accepts every document; exit 1 when it does not.
     Infer(InferArgs),
+    /// Rewrite the documents of versioned collections still on an older version, in batches,
+    /// never over a concurrent change; exit 1 when some are left. Runs in the application's own
+    /// binary (the conversion is its Rust code).
+    Migrate(MigrateArgs),
 }
 
 /// How to reach the deployment.
@@ -226,6 +230,10 @@ pub struct ApplyArgs {
     /// Run without asking (required when not on a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Set a validator that stored documents fail, under validationAction "error" (refused
+    /// without it: declare "warn" first, or fix the documents until `audit` is clean).
+    #[arg(long)]
+    pub allow_tightening: bool,
 }
 
 /// `audit`.
@@ -500,4 +508,35 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+/// `migrate`.
+#[derive(Clone, Debug, Args)]
+pub struct MigrateArgs {
+    /// The deployment (`--timeout` bounds each batch's commands, not the whole run).
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Only this collection (default: every versioned collection linked into the binary).
+    #[arg(long, value_name = "NAME")]
+    pub collection: Option<String>,
+    /// Documents read and rewritten per batch (1 to 100000).
+    #[arg(long, default_value_t = 100, value_parser = count::<1, 100_000>, value_name = "N")]
+    pub batch: usize,
+    /// At most this many documents rewritten per second (1 to 1000000; default: no limit).
+    #[arg(long, value_parser = count::<1, 1_000_000>, value_name = "DOCS_PER_SECOND")]
+    pub rate: Option<usize>,
+    /// Count and convert the outdated documents and show a few before/after pairs; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Go on past a document that cannot be converted or rewritten, and report them all at the
+    /// end (default: stop at the first).
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Before/after pairs to show with --dry-run (0 to 100).
+    #[arg(long, default_value_t = 3, value_parser = count::<0, 100>, value_name = "N")]
+    pub samples: usize,
+    /// Passes over the outdated documents: each pass retries those another writer changed
+    /// between the read and the rewrite (1 to 100).
+    #[arg(long, default_value_t = 5, value_parser = count::<1, 100>, value_name = "N")]
+    pub passes: usize,
 }

@@ -35,6 +35,7 @@ use clap::Parser;
 use mongo_schema::spec::CollectionSpec;
 
 use crate::args::Cli;
+pub use crate::cmd::migrate::Migration;
 pub use crate::console::Console;
 
 /// How a command ended; each maps to one exit code.
@@ -76,6 +77,25 @@ pub fn main_with(collections: Vec<CollectionSpec>) -> ExitCode {
     run(std::env::args_os(), Some(&collections), &mut Console::std()).into()
 }
 
+/// An application's own binary whose versioned types `migrate` can rewrite: [`main_registered`]
+/// plus `migrations` (what `main!(my_app; migrate(User))` passes).
+pub fn main_registered_with(migrations: &[Migration]) -> ExitCode {
+    hash_seeds::install();
+    match mongo_schema::registry::checked_collections() {
+        Ok(collections) => run_with_migrations(
+            std::env::args_os(),
+            Some(&collections),
+            migrations,
+            &mut Console::std(),
+        )
+        .into(),
+        Err(error) => {
+            Console::std().err(&format!("error: the declared collections: {error}\n"));
+            Outcome::Failed.into()
+        }
+    }
+}
+
 /// An application's own binary, declarations gathered from every `#[mongo(collection = ...)]`
 /// type linked into it (`mongo_schema::registry`).
 ///
@@ -108,8 +128,47 @@ pub fn main_registered() -> ExitCode {
 /// (`extern crate NAME as _` links a crate without naming anything in it, as the Rust reference
 /// describes for underscore imports). Without it the binary sees no collection at all. Types
 /// declared in the binary itself need no name: `mongo_schema_cli::main!()`.
+///
+/// Versioned types the `migrate` command may rewrite follow the crates:
+/// `mongo_schema_cli::main!(my_app; migrate(my_app::User))`. Here with the types in the binary:
+///
+/// ```no_run
+/// use mongo_schema::MongoSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize, MongoSchema)]
+/// #[mongo(collection = "users", version(field = "v", current = 2, previous(UserV1 = 1)))]
+/// struct User {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     name: String,
+///     v: i32,
+/// }
+///
+/// #[derive(Serialize, Deserialize, MongoSchema)]
+/// struct UserV1 {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     name: String,
+/// }
+///
+/// impl From<UserV1> for User {
+///     fn from(old: UserV1) -> User {
+///         User { id: old.id, name: old.name, v: 2 }
+///     }
+/// }
+///
+/// mongo_schema_cli::main!(; migrate(User));
+/// ```
 #[macro_export]
 macro_rules! main {
+    ($($krate:ident),* $(,)? ; migrate($($ty:path),+ $(,)?)) => {
+        $(extern crate $krate as _;)*
+
+        fn main() -> ::std::process::ExitCode {
+            $crate::main_registered_with(&[$($crate::Migration::of::<$ty>()),+])
+        }
+    };
     ($($krate:ident),* $(,)?) => {
         $(extern crate $krate as _;)*
 
@@ -124,6 +183,20 @@ macro_rules! main {
 ///
 /// `linked` are the declarations linked into the binary, if any.
 pub fn run<I, T>(args: I, linked: Option<&[CollectionSpec]>, console: &mut Console) -> Outcome
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_with_migrations(args, linked, &[], console)
+}
+
+/// As [`run`], with the versioned types `migrate` may rewrite.
+pub fn run_with_migrations<I, T>(
+    args: I,
+    linked: Option<&[CollectionSpec]>,
+    migrations: &[Migration],
+    console: &mut Console,
+) -> Outcome
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -147,7 +220,7 @@ where
             return Outcome::Clean;
         }
     };
-    match cmd::run(&cli.command, linked, console) {
+    match cmd::run(&cli.command, linked, migrations, console) {
         Ok(outcome) => outcome,
         Err(error) => {
             console.err(&format!("error: {error:#}\n"));

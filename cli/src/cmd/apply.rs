@@ -4,8 +4,8 @@
 //! stops the run. It reports what was done, failed, blocked and remains; running it again
 //! converges, and on an applied deployment it says so and does nothing.
 
-use mongo_schema::diff::PlanOptions;
-use mongo_schema::spec::CollectionSpec;
+use mongo_schema::diff::{Plan, PlanOptions};
+use mongo_schema::spec::{CollectionSpec, ValidationAction};
 
 use crate::args::ApplyArgs;
 use crate::console::Console;
@@ -33,7 +33,7 @@ pub fn run(
             hide_before_drop: args.hide,
             ..PlanOptions::default()
         };
-        let (changes, plan) = converge::plan(&deployment.db, &declared, options.clone())
+        let (changes, mut plan) = converge::plan(&deployment.db, &declared, options.clone())
             .await
             .map_err(|e| {
                 e.context(format!(
@@ -41,6 +41,12 @@ pub fn run(
                     deployment.shown_uri
                 ))
             })?;
+        cmd::plan::count_rejects(&deployment.db, &mut plan, args.connect.timeout).await?;
+        if !args.allow_tightening {
+            refuse_rejecting_validators(&declared, &plan)?;
+            refuse_enforcing_over_rejects(&deployment.db, &declared, &plan, args.connect.timeout)
+                .await?;
+        }
         // Drift a plan does not fix (an unowned index kept without --prune) is exit 1, as `plan`
         // and `check` say, even when nothing runs.
         let settled = if converge::drift_remains(&changes, &plan, &options) {
@@ -104,4 +110,101 @@ pub fn run(
             )),
         }
     })
+}
+
+/// Refuses a plan that sets a validator stored documents fail (counted by
+/// [`cmd::plan::count_rejects`]) while the declared `validationAction` rejects writes: their
+/// next update would be refused. The manual's advice for a new validator on a populated
+/// collection is `validationAction: "warn"` first ("Specify Validation Level for Existing
+/// Documents", "Choose How to Handle Invalid Documents").
+///
+/// # Errors
+/// The first such step, with the count, a counterexample when proven, and the ways out.
+fn refuse_rejecting_validators(declared: &[CollectionSpec], plan: &Plan) -> anyhow::Result<()> {
+    for step in &plan.steps {
+        let Some(change) = &step.validator else {
+            continue;
+        };
+        let Some(rejected) = change.rejected.filter(|n| *n > 0) else {
+            continue;
+        };
+        let action = declared
+            .iter()
+            .find(|c| c.name == step.collection)
+            .and_then(|c| c.validation_action.clone())
+            .unwrap_or(ValidationAction::DEFAULT);
+        if matches!(action, ValidationAction::Warn) {
+            continue;
+        }
+        let witness = change
+            .classification
+            .counterexample()
+            .map(|d| {
+                format!(
+                    " (e.g. {} is accepted today and would be rejected)",
+                    render::human::shown(&bson::Bson::Document(d.clone()))
+                )
+            })
+            .unwrap_or_default();
+        anyhow::bail!(
+            "refusing to apply: {}: the declared validator is {}{witness} and {rejected} stored \
+             document{} fail{} it under validationAction {:?}; declare validationAction \"warn\" \
+             first, or fix or migrate the documents until `mongo-schema audit` is clean, or pass \
+             --allow-tightening; nothing was applied",
+            step.collection,
+            if change.classification.counterexample().is_some() {
+                "tightening"
+            } else {
+                "not proven relaxing"
+            },
+            render::human::plural(usize::try_from(rejected).unwrap_or(usize::MAX)),
+            if rejected == 1 { "s" } else { "" },
+            action.as_str(),
+        );
+    }
+    Ok(())
+}
+
+/// Refuses a plan that switches `validationAction` to `"error"` (or `"errorAndLog"`) while
+/// stored documents fail the declared validator: the step after `"warn"` in the manual's
+/// advice, which waits for a clean audit. Counted as [`cmd::plan::count_rejects`] does.
+///
+/// # Errors
+/// The first such step, with the count and the ways out; a count the server refuses.
+async fn refuse_enforcing_over_rejects(
+    db: &mongodb::Database,
+    declared: &[CollectionSpec],
+    plan: &Plan,
+    max_time: std::time::Duration,
+) -> anyhow::Result<()> {
+    let max_time_ms = i64::try_from(max_time.as_millis()).unwrap_or(i64::MAX);
+    for step in &plan.steps {
+        let Ok(action) = step.command.get_str("validationAction") else {
+            continue;
+        };
+        if !matches!(action, "error" | "errorAndLog") || !step.command.contains_key("collMod") {
+            continue;
+        }
+        let Some(validator) = declared
+            .iter()
+            .find(|c| c.name == step.collection)
+            .and_then(|c| c.validator.as_ref())
+            .map(mongo_schema::spec::ValidatorSpec::to_document)
+            .filter(|v| !v.is_empty())
+        else {
+            continue;
+        };
+        let rejects = bson::doc! { "$nor": [validator] };
+        let n = cmd::audit::count(db, &step.collection, rejects, max_time_ms).await?;
+        if n > 0 {
+            anyhow::bail!(
+                "refusing to apply: {}: validationAction {action:?} with {n} stored document{} \
+                 failing the declared validator; fix or migrate them until `mongo-schema audit` \
+                 is clean, or pass --allow-tightening; nothing was applied",
+                step.collection,
+                render::human::plural(usize::try_from(n).unwrap_or(usize::MAX)),
+            );
+        }
+    }
+    Ok(())
 }

@@ -200,7 +200,7 @@ fn failure(error: &mongodb::error::Error, limit_ms: Option<i64>) -> anyhow::Erro
     }
 }
 
-async fn count(
+pub(crate) async fn count(
     db: &Database,
     coll: &str,
     query: Document,

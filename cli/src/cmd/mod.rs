@@ -8,6 +8,7 @@ pub mod explain;
 pub mod generate;
 pub mod infer;
 pub mod lint;
+pub mod migrate;
 pub mod plan;
 pub mod snapshot;
 pub mod validate;
@@ -30,6 +31,7 @@ use crate::console::Console;
 pub fn run(
     command: &Command,
     linked: Option<&[CollectionSpec]>,
+    migrations: &[migrate::Migration],
     console: &mut Console,
 ) -> anyhow::Result<Outcome> {
     // Mask the connection string's secrets in everything written from here on.
@@ -46,6 +48,7 @@ pub fn run(
         Command::Plan(args) => plan::run(args, linked, console),
         Command::Apply(args) => apply::run(args, linked, console),
         Command::Infer(args) => infer::run(args, console),
+        Command::Migrate(args) => migrate::run(args, migrations, console),
         // `validate` writes to the process's own stdout and stderr and gives its exit code.
         Command::Validate(args) => Ok(match validate::run(args)? {
             code if code == ExitCode::SUCCESS => Outcome::Clean,
@@ -65,6 +68,7 @@ fn connection_string(command: &Command) -> Option<&str> {
         Command::Explain(args) => args.connect.uri.as_deref(),
         Command::Generate(_) | Command::Lint(_) | Command::Validate(_) => None,
         Command::Infer(_) => None,
+        Command::Migrate(args) => args.connect.uri.as_deref(),
     }
 }
 

@@ -1,8 +1,11 @@
 //! `plan`: the ordered server commands that would make live match declared (creates before drops,
 //! drops only with `--prune`), with expensive and risky steps marked. Never writes.
 
-use mongo_schema::diff::{self, PlanOptions};
+use std::time::Duration;
+
+use mongo_schema::diff::{self, Plan, PlanOptions};
 use mongo_schema::spec::CollectionSpec;
+use mongodb::Database;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::catalog::Catalog;
@@ -36,14 +39,16 @@ pub fn run(
         }
         None => block_on(args.live.connect.timeout, async {
             let deployment = deployment::connect(&args.live.connect).await?;
-            converge::plan(&deployment.db, &declared, options)
+            let (changes, mut plan) = converge::plan(&deployment.db, &declared, options)
                 .await
                 .map_err(|e| {
                     e.context(format!(
                         "cannot read the catalog of {}",
                         deployment.shown_uri
                     ))
-                })
+                })?;
+            count_rejects(&deployment.db, &mut plan, args.live.connect.timeout).await?;
+            Ok((changes, plan))
         })?,
     };
     let text = match args.output.format.unwrap_or(PlanFormat::Text) {
@@ -60,4 +65,57 @@ pub fn run(
     } else {
         Outcome::Findings
     })
+}
+
+/// Counts, for each validator step not proven relaxing, the stored documents its validator
+/// rejects ([`diff::ValidatorChange::rejected`]), and says in the step's risk what to do when
+/// there are some: declare `validationAction: "warn"` first.
+///
+/// The count is the manual's query for documents that fail a validator, `{$nor: [validator]}`
+/// ("Schema Validation > Query for and Modify Valid or Invalid Documents"), run by the server
+/// under `maxTimeMS` = `max_time`: a collection scan, done only for steps that may reject.
+///
+/// # Errors
+/// A count the server refuses or that runs out of time.
+pub(crate) async fn count_rejects(
+    db: &Database,
+    plan: &mut Plan,
+    max_time: Duration,
+) -> anyhow::Result<()> {
+    let max_time_ms = i64::try_from(max_time.as_millis()).unwrap_or(i64::MAX);
+    for step in &mut plan.steps {
+        let Some(change) = &mut step.validator else {
+            continue;
+        };
+        if !change.may_reject() || !step.command.contains_key("collMod") {
+            continue;
+        }
+        let Ok(validator) = step.command.get_document("validator") else {
+            continue;
+        };
+        let rejects = bson::doc! { "$nor": [validator.clone()] };
+        let n = cmd::audit::count(db, &step.collection, rejects, max_time_ms)
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "{}: counting the stored documents the declared validator rejects",
+                    step.collection
+                ))
+            })?;
+        let n = u64::try_from(n).unwrap_or(0);
+        change.rejected = Some(n);
+        step.risk = Some(if n == 0 {
+            "no stored document fails it today (counted with {$nor: [validator]}); writes the live \
+             validator accepts may still be refused"
+                .to_owned()
+        } else {
+            format!(
+                "{n} stored document{} fail{} it: declare validationAction \"warn\" first, fix or \
+                 migrate them until `mongo-schema audit` is clean, then switch to \"error\"",
+                render::human::plural(usize::try_from(n).unwrap_or(usize::MAX)),
+                if n == 1 { "s" } else { "" }
+            )
+        });
+    }
+    Ok(())
 }

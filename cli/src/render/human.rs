@@ -392,6 +392,9 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
             (false, None) => {}
         }
         out.push('\n');
+        if let Some(change) = &step.validator {
+            out.push_str(&validator_change(change, colour));
+        }
         if let Some(risk) = &step.risk {
             let _ = writeln!(out, "     {} {risk}", paint("risk:", Paint::Red, colour));
         }
@@ -412,6 +415,20 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
         );
     }
     out
+}
+
+/// A validator step's classification line: relaxing, tightening with its counterexample as
+/// relaxed Extended JSON, or not proven with what the proof could not show.
+fn validator_change(change: &mongo_schema::diff::ValidatorChange, colour: bool) -> String {
+    let label = paint("validator:", Paint::Dim, colour);
+    match &change.classification {
+        mongo_schema::evolve::Classification::Tightening { counterexample } => format!(
+            "     {label} {}: e.g. {} is accepted today and would be rejected\n",
+            paint("tightening", Paint::Yellow, colour),
+            shown(&bson::Bson::Document(counterexample.clone()))
+        ),
+        other => format!("     {label} {other}\n"),
+    }
 }
 
 /// What `apply` did: each failed step with why, each step held back by one, the remaining

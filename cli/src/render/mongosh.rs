@@ -72,6 +72,9 @@ pub fn plan_script(plan: &mongo_schema::diff::Plan) -> String {
             }
         }
         out.push('\n');
+        if let Some(change) = &step.validator {
+            let _ = writeln!(out, "// validator: {}", change.classification);
+        }
         if let Some(risk) = &step.risk {
             let _ = writeln!(out, "// risk: {risk}");
         }

@@ -108,12 +108,14 @@ fn validator(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
             ChangeKind::InPlace,
             format!(
                 "collMod replaces the validator ({})",
-                super::validator_tightening(Some(a), Some(b)).describe()
+                super::classify_validator(Some(a), Some(b))
+                    .as_str()
+                    .replace('-', " ")
             ),
         ),
         (Some(_), None) => (
             ChangeKind::InPlace,
-            "collMod adds the validator (tightened)".to_owned(),
+            "collMod adds the validator (tightening)".to_owned(),
         ),
         (None, Some(_)) => (
             ChangeKind::InPlace,

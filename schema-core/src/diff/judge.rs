@@ -1,130 +1,117 @@
-//! Whether a validator change tightens or loosens: a coarse, safe-side judgment.
+//! Whether a validator change relaxes or tightens: the two `validator` documents of a
+//! [`super::Change`] -> one [`Classification`], from [`crate::evolve::classify`].
 //!
-//! The plan marks a tightened validator as risky (existing documents may fail it: run `audit`
-//! first). Deciding exactly whether one schema accepts a superset of another is hard; this
-//! judgment is structural and leans to "tightened": a change counts as loosened only when every
-//! keyword of the new `$jsonSchema` is one the old one has, at least as permissive (wider type
-//! sets and enums, fewer required names, lower minimums, higher maximums, recursively through
-//! `properties` and `items`). Anything it cannot prove loosened is reported as tightened.
+//! No validator accepts every document, so adding one is classified against the empty schema
+//! and removing one is relaxing. A validator with query operators beside `$jsonSchema` (or a
+//! `$jsonSchema` the parser refuses) is outside the containment proof: identical after
+//! normalization is relaxing, anything else is not proven.
 
-use bson::{Bson, Document};
+use bson::Document;
 
-use crate::normalize::{canonical_validator, values_equal};
+use crate::evolve::{Classification, classify};
+use crate::normalize::{canonical_validator, documents_identical};
+use crate::schema::JsonSchema;
 
-/// How a new validator relates to the old one, as far as [`validator_tightening`] can tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tightening {
-    /// The same validator (after normalization).
-    Same,
-    /// Accepts at least every document the old one accepted.
-    Loosened,
-    /// May reject documents the old one accepted (the safe-side answer when unsure).
-    Tightened,
+/// What a plan says about a step that sets or removes a validator.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ValidatorChange {
+    /// Relaxing, tightening (with a document accepted today and rejected after), or not proven.
+    pub classification: Classification,
+    /// Stored documents the declared validator rejects, when someone counted them (`plan` and
+    /// `apply` against a deployment do, with `{$nor: [validator]}`); `None` when not counted.
+    pub rejected: Option<u64>,
 }
 
-impl Tightening {
-    /// A few words for reports: `same`, `loosened`, `tightened: may reject stored documents`.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Tightening::Same => "same",
-            Tightening::Loosened => "loosened",
-            Tightening::Tightened => "tightened: may reject stored documents",
+impl ValidatorChange {
+    /// A change classified, its stored rejects not counted.
+    pub fn new(classification: Classification) -> ValidatorChange {
+        ValidatorChange {
+            classification,
+            rejected: None,
         }
+    }
+
+    /// Whether applying it may reject writes the live validator accepts: not proven relaxing.
+    pub fn may_reject(&self) -> bool {
+        !self.classification.is_relaxing()
+    }
+
+    /// As a document for JSON output: `{classification, counterexample?, reason?,
+    /// rejectedDocuments?}`.
+    pub fn to_document(&self) -> Document {
+        let mut d = bson::doc! { "classification": self.classification.as_str() };
+        match &self.classification {
+            Classification::Tightening { counterexample } => {
+                d.insert("counterexample", counterexample.clone());
+            }
+            Classification::NotProven { reason } => {
+                d.insert("reason", reason.clone());
+            }
+            _ => {}
+        }
+        if let Some(n) = self.rejected {
+            d.insert("rejectedDocuments", i64::try_from(n).unwrap_or(i64::MAX));
+        }
+        d
     }
 }
 
-/// Judges a change of validator from `live` to `declared` (`None`: no validator).
+/// Classifies a change of validator from `live` to `declared` (`None` or empty: no validator).
 ///
 /// ```
 /// use bson::doc;
-/// use mongo_schema::diff::{Tightening, validator_tightening};
+/// use mongo_schema::diff::classify_validator;
 /// let old = doc! { "$jsonSchema": { "required": ["a", "b"], "properties": { "n": { "maximum": 5 } } } };
 /// let new = doc! { "$jsonSchema": { "required": ["a"], "properties": { "n": { "maximum": 10 } } } };
-/// assert_eq!(validator_tightening(Some(&new), Some(&old)), Tightening::Loosened);
-/// assert_eq!(validator_tightening(Some(&old), Some(&new)), Tightening::Tightened);
+/// assert!(classify_validator(Some(&new), Some(&old)).is_relaxing());
+/// // The other way, a document without `b` is accepted today and would be rejected.
+/// let tightening = classify_validator(Some(&old), Some(&new));
+/// assert!(tightening.to_string().starts_with("tightening: e.g. {"), "{tightening}");
 /// ```
-pub fn validator_tightening(declared: Option<&Document>, live: Option<&Document>) -> Tightening {
-    match (declared, live) {
-        (None, None) => Tightening::Same,
-        (None, Some(_)) => Tightening::Loosened,
-        (Some(d), None) if d.is_empty() => Tightening::Same,
-        (Some(_), None) => Tightening::Tightened,
-        (Some(d), Some(l)) => {
-            let (d, l) = (canonical_validator(d), canonical_validator(l));
-            if crate::normalize::documents_identical(&d, &l) {
-                return Tightening::Same;
-            }
-            if d.is_empty() {
-                return Tightening::Loosened;
-            }
-            let only_schema = |v: &Document| v.keys().all(|k| k == "$jsonSchema");
-            match (d.get_document("$jsonSchema"), l.get_document("$jsonSchema")) {
-                (Ok(ds), Ok(ls)) if only_schema(&d) && only_schema(&l) && looser(ds, ls) => {
-                    Tightening::Loosened
-                }
-                _ => Tightening::Tightened,
-            }
-        }
+pub fn classify_validator(declared: Option<&Document>, live: Option<&Document>) -> Classification {
+    let declared = declared.filter(|d| !d.is_empty());
+    let live = live.filter(|l| !l.is_empty());
+    let Some(declared) = declared else {
+        // The server then accepts every document.
+        return Classification::Relaxing;
+    };
+    if let Some(live) = live
+        && documents_identical(&canonical_validator(declared), &canonical_validator(live))
+    {
+        return Classification::Relaxing;
     }
-}
-
-/// Whether schema `d` accepts everything schema `l` accepts, by structure (both canonical).
-fn looser(d: &Document, l: &Document) -> bool {
-    d.iter().all(|(keyword, dv)| {
-        let lv = l.get(keyword);
-        match keyword.as_str() {
-            "title" | "description" => true,
-            "bsonType" | "type" | "enum" => match (dv, lv) {
-                (Bson::Array(wide), Some(Bson::Array(narrow))) => narrow
-                    .iter()
-                    .all(|n| wide.iter().any(|w| values_equal(w, n))),
-                _ => false,
-            },
-            "required" => match (dv, lv) {
-                (Bson::Array(few), Some(Bson::Array(many))) => {
-                    few.iter().all(|f| many.iter().any(|m| values_equal(m, f)))
-                }
-                _ => false,
-            },
-            "minimum" | "minLength" | "minItems" | "minProperties" => {
-                compare(dv, lv).is_some_and(|o| o.is_le())
-            }
-            "maximum" | "maxLength" | "maxItems" | "maxProperties" => {
-                compare(dv, lv).is_some_and(|o| o.is_ge())
-            }
-            "properties" | "patternProperties" => match (dv, lv) {
-                (Bson::Document(dp), Some(Bson::Document(lp))) => {
-                    dp.iter().all(|(name, ds)| match (ds, lp.get(name)) {
-                        (Bson::Document(ds), Some(Bson::Document(ls))) => looser(ds, ls),
-                        (Bson::Document(ds), None) => ds.is_empty(),
-                        _ => false,
-                    })
-                }
-                (Bson::Document(dp), None) => dp
-                    .values()
-                    .all(|s| matches!(s, Bson::Document(s) if s.is_empty())),
-                _ => false,
-            },
-            "additionalProperties" | "additionalItems" => match (dv, lv) {
-                (Bson::Boolean(true), _) => true,
-                (Bson::Document(ds), Some(Bson::Document(ls))) => looser(ds, ls),
-                (_, Some(other)) => values_equal(dv, other),
-                (_, None) => false,
-            },
-            "items" => match (dv, lv) {
-                (Bson::Document(ds), Some(Bson::Document(ls))) => looser(ds, ls),
-                (_, Some(other)) => values_equal(dv, other),
-                (_, None) => false,
-            },
-            _ => lv.is_some_and(|lv| values_equal(dv, lv)),
+    let new = match schema_of(declared) {
+        Ok(schema) => schema,
+        Err(reason) => {
+            return Classification::NotProven {
+                reason: format!("the declared validator {reason}"),
+            };
         }
-    })
+    };
+    let old = match live.map(schema_of) {
+        None => JsonSchema::default(),
+        Some(Ok(schema)) => schema,
+        Some(Err(reason)) => {
+            return Classification::NotProven {
+                reason: format!("the live validator {reason}"),
+            };
+        }
+    };
+    classify(&old, &new)
 }
 
-fn compare(a: &Bson, b: Option<&Bson>) -> Option<std::cmp::Ordering> {
-    let x = crate::spec::read::number(a)?;
-    let y = crate::spec::read::number(b?)?;
-    x.partial_cmp(&y)
+/// The validator's `$jsonSchema` as IR, when it is nothing but one.
+fn schema_of(validator: &Document) -> Result<JsonSchema, String> {
+    if let Some(other) = validator.keys().find(|k| *k != "$jsonSchema") {
+        return Err(format!(
+            "has {other:?} beside $jsonSchema, which the containment proof does not read"
+        ));
+    }
+    let schema = validator
+        .get_document("$jsonSchema")
+        .map_err(|_| "has a $jsonSchema that is not a document".to_owned())?;
+    JsonSchema::from_document(schema).map_err(|e| format!("does not parse: {e}"))
 }
 
 #[cfg(test)]
@@ -132,54 +119,65 @@ mod tests {
     use super::*;
     use bson::doc;
 
-    #[test]
-    fn adding_a_validator_tightens_and_removing_loosens() {
-        let v = doc! { "$jsonSchema": { "bsonType": "object" } };
-        assert_eq!(validator_tightening(Some(&v), None), Tightening::Tightened);
-        assert_eq!(validator_tightening(None, Some(&v)), Tightening::Loosened);
+    fn tightening(c: &Classification) -> Option<&Document> {
+        match c {
+            Classification::Tightening { counterexample } => Some(counterexample),
+            _ => None,
+        }
     }
 
     #[test]
-    fn wider_types_and_enums_loosen() {
+    fn adding_a_validator_tightens_and_removing_relaxes() {
+        let v = doc! { "$jsonSchema": { "bsonType": "object", "required": ["a"] } };
+        let added = classify_validator(Some(&v), None);
+        assert!(!tightening(&added).unwrap().contains_key("a"), "{added}");
+        assert!(classify_validator(None, Some(&v)).is_relaxing());
+        assert!(classify_validator(Some(&doc! {}), Some(&v)).is_relaxing());
+    }
+
+    #[test]
+    fn wider_types_and_enums_relax_and_narrower_tighten_with_a_witness() {
         let old = doc! { "$jsonSchema": { "properties": { "s": { "enum": ["A", "B"], "bsonType": "string" } } } };
         let new = doc! { "$jsonSchema": { "properties": { "s": { "enum": ["B", "A", "C"], "bsonType": ["string", "null"] } } } };
-        assert_eq!(
-            validator_tightening(Some(&new), Some(&old)),
-            Tightening::Loosened
-        );
-        assert_eq!(
-            validator_tightening(Some(&old), Some(&new)),
-            Tightening::Tightened
-        );
-    }
-
-    #[test]
-    fn a_new_keyword_counts_as_tightening() {
-        let old = doc! { "$jsonSchema": { "bsonType": "object" } };
-        let new = doc! { "$jsonSchema": { "bsonType": "object", "additionalProperties": false } };
-        assert_eq!(
-            validator_tightening(Some(&new), Some(&old)),
-            Tightening::Tightened
+        assert!(classify_validator(Some(&new), Some(&old)).is_relaxing());
+        let back = classify_validator(Some(&old), Some(&new));
+        let witness = tightening(&back).unwrap();
+        // The witness holds a value the wider schema allows and the narrower does not.
+        let s = witness.get("s").unwrap();
+        assert!(
+            *s == bson::Bson::Null || *s == bson::Bson::String("C".into()),
+            "{back}"
         );
     }
 
     #[test]
-    fn order_only_changes_are_the_same() {
+    fn order_only_changes_are_relaxing() {
         let old = doc! { "$jsonSchema": { "required": ["a", "b"], "minProperties": 1 } };
         let new = doc! { "$jsonSchema": { "minProperties": 1.0, "required": ["b", "a"] } };
-        assert_eq!(
-            validator_tightening(Some(&new), Some(&old)),
-            Tightening::Same
-        );
+        assert!(classify_validator(Some(&new), Some(&old)).is_relaxing());
     }
 
     #[test]
-    fn query_operators_beside_the_schema_are_judged_tightened() {
+    fn query_operators_beside_the_schema_are_not_proven() {
         let old = doc! { "$jsonSchema": { "required": ["a"] }, "a": { "$gt": 1 } };
         let new = doc! { "$jsonSchema": { "required": [] }, "a": { "$gt": 0 } };
-        assert_eq!(
-            validator_tightening(Some(&new), Some(&old)),
-            Tightening::Tightened
+        let c = classify_validator(Some(&new), Some(&old));
+        assert!(
+            matches!(&c, Classification::NotProven { reason } if reason.contains("\"a\" beside $jsonSchema")),
+            "{c}"
+        );
+        // The same validator with operators is still recognised as unchanged.
+        assert!(classify_validator(Some(&old), Some(&old)).is_relaxing());
+    }
+
+    #[test]
+    fn a_schema_the_parser_refuses_is_not_proven() {
+        let bad = doc! { "$jsonSchema": { "bsonType": "no-such-type" } };
+        let good = doc! { "$jsonSchema": { "bsonType": "object" } };
+        let c = classify_validator(Some(&bad), Some(&good));
+        assert!(
+            matches!(&c, Classification::NotProven { reason } if reason.starts_with("the declared validator does not parse")),
+            "{c}"
         );
     }
 }

@@ -18,7 +18,7 @@ use crate::normalize;
 use crate::spec::CollectionSpec;
 
 pub use apply::{ApplyError, apply_command, apply_plan};
-pub use judge::{Tightening, validator_tightening};
+pub use judge::{ValidatorChange, classify_validator};
 pub use plan::{Plan, PlanOptions, Skipped, Step, plan};
 
 /// What a difference would take to fix.

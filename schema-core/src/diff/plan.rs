@@ -15,7 +15,8 @@ use std::fmt;
 
 use bson::{Bson, Document};
 
-use super::{Aspect, Change, ChangeKind, Tightening, validator_tightening};
+use super::{Aspect, Change, ChangeKind, ValidatorChange, classify_validator};
+use crate::evolve::Classification;
 
 /// How to plan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +68,8 @@ pub struct Step {
     /// old index's drop). Steps on other collections, on the collection's options or on other
     /// indexes are independent.
     pub depends_on: Vec<usize>,
+    /// For a step that sets or removes a validator: relaxing, tightening or not proven.
+    pub validator: Option<ValidatorChange>,
 }
 
 /// A change the plan does not act on, and why.
@@ -99,7 +102,8 @@ impl Plan {
     }
 
     /// The plan as a document, for JSON output: `{steps: [{collection, command, summary,
-    /// expensive, estimatedDocuments?, risk?}], skipped: [{collection, aspect, kind, reason}]}`.
+    /// expensive, estimatedDocuments?, risk?, validator?}], skipped: [{collection, aspect, kind,
+    /// reason}]}` (`validator` as [`ValidatorChange::to_document`]).
     pub fn to_document(&self) -> Document {
         let steps: Vec<Bson> = self
             .steps
@@ -116,6 +120,9 @@ impl Plan {
                 }
                 if let Some(r) = &s.risk {
                     d.insert("risk", r.clone());
+                }
+                if let Some(v) = &s.validator {
+                    d.insert("validator", v.to_document());
                 }
                 Bson::Document(d)
             })
@@ -145,6 +152,9 @@ impl fmt::Display for Plan {
                     Some(n) => write!(f, " [expensive: ~{n} documents]")?,
                     None => write!(f, " [expensive: unknown size]")?,
                 }
+            }
+            if let Some(v) = &step.validator {
+                write!(f, " [{}]", v.classification)?;
             }
             if let Some(risk) = &step.risk {
                 write!(f, " [risky: {risk}]")?;
@@ -221,6 +231,7 @@ impl Builder<'_> {
             estimated_documents: None,
             risk: None,
             depends_on: Vec::new(),
+            validator: None,
         }
     }
 
@@ -473,7 +484,7 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
         }
         (ChangeKind::InPlace, Aspect::Validator) => {
             let validator = declared_doc.cloned().unwrap_or_default();
-            let judgment = validator_tightening(declared_doc, live_doc);
+            let change = ValidatorChange::new(classify_validator(declared_doc, live_doc));
             let mut step = b.step(
                 coll,
                 bson::doc! { "collMod": coll, "validator": validator },
@@ -483,12 +494,8 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     "remove the validator".to_owned()
                 },
             );
-            if judgment == Tightening::Tightened {
-                step.risk = Some(
-                    "tightened validator: stored documents may fail it on their next update; run `mongo-schema audit` first"
-                        .into(),
-                );
-            }
+            step.risk = validator_risk(&change);
+            step.validator = Some(change);
             b.push(Phase::CollMod, step);
         }
         (ChangeKind::InPlace, Aspect::ValidationLevel | Aspect::ValidationAction) => {
@@ -690,6 +697,21 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
         ),
         (_, _) => b.skip(c, "nothing to plan"),
     }
+}
+
+/// The risk of a validator step that may reject what the live validator accepts: stored
+/// documents fail it on their next write (`validationLevel: "strict"`), so audit first and keep
+/// `validationAction: "warn"` until the audit is clean.
+fn validator_risk(change: &ValidatorChange) -> Option<String> {
+    let what = match &change.classification {
+        Classification::Relaxing => return None,
+        Classification::Tightening { .. } => "tightening validator",
+        _ => "validator not proven relaxing",
+    };
+    Some(format!(
+        "{what}: stored documents may fail it on their next update; run `mongo-schema audit` first, \
+         and declare validationAction \"warn\" until it is clean"
+    ))
 }
 
 /// Whether an index entry (`createIndexes` form) is a text index.
@@ -987,7 +1009,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loosened_validator_is_not_risky() {
+    fn a_relaxing_validator_is_not_risky_and_a_tightening_one_shows_its_witness() {
         let strict = CollectionSpec::new("c").validator(crate::spec::ValidatorSpec::from_document(
             &bson::doc! { "$jsonSchema": { "required": ["a", "b"] } },
         ));
@@ -999,7 +1021,24 @@ mod tests {
             &PlanOptions::default(),
         );
         assert_eq!(loosen.steps[0].risk, None);
+        assert!(
+            loosen.steps[0]
+                .validator
+                .as_ref()
+                .unwrap()
+                .classification
+                .is_relaxing()
+        );
         let tighten = plan(&diff(&[strict], &[loose]), &PlanOptions::default());
         assert!(tighten.steps[0].risk.as_deref().unwrap().contains("audit"));
+        // The witness lacks `b`, which the declared validator now requires.
+        let witness = tighten.steps[0].validator.as_ref().unwrap();
+        assert!(
+            !witness
+                .classification
+                .counterexample()
+                .unwrap()
+                .contains_key("b")
+        );
     }
 }

@@ -2,10 +2,10 @@
 //! a concrete document the old validator accepts and the new one rejects), or not proven.
 //!
 //! Sits beside `diff`: the plan asks [`classify`] about each changed `$jsonSchema` (live, then
-//! declared) and reports [`Change::describe`].
+//! declared) and reports [`Classification::describe`].
 //!
 //! ```
-//! use mongo_schema::evolve::{Change, classify};
+//! use mongo_schema::evolve::{Classification, classify};
 //! use mongo_schema::JsonSchema;
 //!
 //! let v1 = JsonSchema::from_document(&bson::doc! {
@@ -17,14 +17,14 @@
 //!     "bsonType": "object",
 //!     "properties": { "n": { "bsonType": "number", "maximum": 10 } },
 //! })?;
-//! assert_eq!(classify(&v1, &v2), Change::Relaxing);
+//! assert_eq!(classify(&v1, &v2), Classification::Relaxing);
 //! // Requiring `n` tightens: a stored document without it would be rejected.
 //! let v3 = JsonSchema::from_document(&bson::doc! {
 //!     "bsonType": "object",
 //!     "required": ["n"],
 //!     "properties": { "n": { "bsonType": "number", "maximum": 10 } },
 //! })?;
-//! let Change::Tightening { counterexample } = classify(&v2, &v3) else {
+//! let Classification::Tightening { counterexample } = classify(&v2, &v3) else {
 //!     panic!("adding a required field tightens");
 //! };
 //! assert!(!counterexample.contains_key("n"));
@@ -48,11 +48,11 @@ use crate::schema::JsonSchema;
 
 /// How a new `$jsonSchema` relates to the old one.
 ///
-/// Not to be confused with [`crate::diff::Change`], one difference between declared and live
-/// specs: this is the verdict on one validator difference.
+/// One [`crate::diff::Change`] of a validator gets one classification: what the change does to
+/// the documents the collection may hold.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum Change {
+pub enum Classification {
     /// Proven: every document the old schema accepts, the new one accepts too (identical
     /// schemas included).
     Relaxing,
@@ -69,7 +69,7 @@ pub enum Change {
     },
 }
 
-impl Change {
+impl Classification {
     /// A human summary: `relaxing`, `tightening: e.g. {...} is accepted today and would be
     /// rejected`, `not proven either way: <reason>`.
     pub fn describe(&self) -> String {
@@ -78,19 +78,41 @@ impl Change {
 
     /// Whether the change is proven relaxing.
     pub fn is_relaxing(&self) -> bool {
-        matches!(self, Change::Relaxing)
+        matches!(self, Classification::Relaxing)
+    }
+
+    /// The verdict in one word, as the plan's JSON spells it: `relaxing`, `tightening`,
+    /// `not-proven`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Classification::Relaxing => "relaxing",
+            Classification::Tightening { .. } => "tightening",
+            Classification::NotProven { .. } => "not-proven",
+        }
+    }
+
+    /// The document accepted today and rejected after the change, for a tightening.
+    pub fn counterexample(&self) -> Option<&Document> {
+        match self {
+            Classification::Tightening { counterexample } => Some(counterexample),
+            _ => None,
+        }
     }
 }
 
-impl fmt::Display for Change {
+impl fmt::Display for Classification {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Change::Relaxing => f.write_str("relaxing"),
-            Change::Tightening { counterexample } => write!(
+            Classification::Relaxing => f.write_str("relaxing"),
+            Classification::Tightening { counterexample } => write!(
                 f,
-                "tightening: e.g. {counterexample} is accepted today and would be rejected"
+                "tightening: e.g. {} is accepted today and would be rejected",
+                crate::extjson::to_string_compact(
+                    &bson::Bson::Document(counterexample.clone()),
+                    crate::ExtJsonMode::Relaxed
+                )
             ),
-            Change::NotProven { reason } => write!(f, "not proven either way: {reason}"),
+            Classification::NotProven { reason } => write!(f, "not proven either way: {reason}"),
         }
     }
 }
@@ -98,32 +120,32 @@ impl fmt::Display for Change {
 /// Classifies a change of a collection's `$jsonSchema` from `old` to `new`.
 ///
 /// Schemas equal up to `title` and `description` are relaxing. Otherwise the containment proof
-/// runs first; when it fails, a counterexample search; [`Change::NotProven`] carries the first
+/// runs first; when it fails, a counterexample search; [`Classification::NotProven`] carries the first
 /// thing the proof could not show. The result depends only on the two schemas.
-pub fn classify(old: &JsonSchema, new: &JsonSchema) -> Change {
+pub fn classify(old: &JsonSchema, new: &JsonSchema) -> Classification {
     if contain::without_annotations(old) == contain::without_annotations(new) {
-        return Change::Relaxing;
+        return Classification::Relaxing;
     }
     let (old_v, new_v) = match (Validator::new(old), Validator::new(new)) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) => {
-            return Change::NotProven {
+            return Classification::NotProven {
                 reason: format!("the old schema does not compile: {e}"),
             };
         }
         (_, Err(e)) => {
-            return Change::NotProven {
+            return Classification::NotProven {
                 reason: format!("the new schema does not compile: {e}"),
             };
         }
     };
     let reason = match contain::contains(old, new) {
-        Ok(()) => return Change::Relaxing,
+        Ok(()) => return Classification::Relaxing,
         Err(reason) => reason,
     };
     match witness::counterexample(old, new, &old_v, &new_v) {
-        Some(counterexample) => Change::Tightening { counterexample },
-        None => Change::NotProven { reason },
+        Some(counterexample) => Classification::Tightening { counterexample },
+        None => Classification::NotProven { reason },
     }
 }
 

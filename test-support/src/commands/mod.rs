@@ -7,6 +7,7 @@ mod explain;
 mod handshake;
 mod index;
 mod listing;
+mod update;
 
 use bson::{Bson, Document, doc};
 
@@ -66,6 +67,7 @@ pub(crate) fn dispatch(
         "find" => crud::find(state, &cx),
         "count" => crud::count(state, &cx),
         "aggregate" => crud::aggregate(state, &cx),
+        "update" => update::update(state, &cx),
         "explain" => explain::explain(state, &cx),
         // Source: the server's reply to an unknown command (CommandNotFound, 59).
         other => Err(CommandError::new(

@@ -5,6 +5,7 @@
 //! converges, and on an applied deployment it says so and does nothing.
 
 use mongo_schema::diff::PlanOptions;
+use mongo_schema::plural::count;
 use mongo_schema::spec::CollectionSpec;
 
 use crate::args::ApplyArgs;
@@ -56,16 +57,15 @@ pub fn run(
         if !args.yes {
             if !console.interactive {
                 anyhow::bail!(
-                    "refusing to apply {} step{} without --yes when not on a terminal \
+                    "refusing to apply {} without --yes when not on a terminal \
                      (run `mongo-schema plan` to see them)",
-                    plan.steps.len(),
-                    render::human::plural(plan.steps.len())
+                    count(plan.steps.len(), "step")
                 );
             }
             console.out(&(render::human::plan(&plan, colour) + &summary));
             if !console.confirm(&format!(
-                "apply these {} steps to {}?",
-                plan.steps.len(),
+                "apply {} to {}?",
+                count(plan.steps.len(), "step"),
                 deployment.shown_uri
             )) {
                 console.err("aborted: nothing was applied\n");
@@ -96,11 +96,10 @@ pub fn run(
                 step.summary
             )),
             [(step, error), rest @ ..] => Err(anyhow::anyhow!(
-                "{}: {} failed: {error} (and {} more failed step{}, listed above); run apply again once fixed: it continues from what is done",
+                "{}: {} failed: {error} (and {} more, listed above); run apply again once fixed: it continues from what is done",
                 step.collection,
                 step.summary,
-                rest.len(),
-                render::human::plural(rest.len())
+                count(rest.len(), "failed step")
             )),
         }
     })

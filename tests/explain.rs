@@ -179,7 +179,7 @@ fn an_empty_collection_checks_nothing_and_exits_2() {
         "{text}"
     );
     assert!(
-        text.contains("explain checked nothing: every one of the 1 queries was skipped"),
+        text.contains("explain checked nothing: 1 query skipped, which is every declared query"),
         "{text}"
     );
     assert!(text.contains("--sample-values FILE"), "{text}");
@@ -323,7 +323,7 @@ fn github_format_annotates_each_unserved_query_and_the_count() {
     );
     assert_eq!(
         lines.last().copied(),
-        Some("::notice title=mongo-schema explain::explain: 1 queries, 1 not served by an index"),
+        Some("::notice title=mongo-schema explain::explain: 1 query, 1 not served by an index"),
         "{text}"
     );
 }

@@ -203,7 +203,7 @@ fn check_and_audit_through_a_real_server_exit_as_documented() {
     });
     let (outcome, text) = run(&[&["audit"][..], &base].concat());
     assert_eq!(outcome, Outcome::Findings, "{text}");
-    assert!(text.contains("orders: 1 of 1 documents rejected"), "{text}");
+    assert!(text.contains("orders: 1 of 1 document rejected"), "{text}");
 }
 
 /// A hidden flag is stored (and `check` then reads in sync), or `apply` reports the step failed

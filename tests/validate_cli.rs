@@ -189,7 +189,7 @@ fn truncated_and_corrupt_bson_say_where_they_broke() {
         .0
         .unwrap_err();
     assert!(
-        e.contains(&format!("byte {}", one + 4)) && e.contains("1 documents read before"),
+        e.contains(&format!("byte {}", one + 4)) && e.contains("1 document read before"),
         "{e}"
     );
 
@@ -221,7 +221,7 @@ fn malformed_json_lines_and_rejected_schemas_are_errors() {
     .0
     .unwrap_err();
     assert!(
-        e.contains("x.ndjson: line 2") && e.contains("1 documents read before"),
+        e.contains("x.ndjson: line 2") && e.contains("1 document read before"),
         "{e}"
     );
 
@@ -412,7 +412,7 @@ fn github_format_annotates_each_failing_rule() {
     assert_eq!(lines.len(), 4, "{out}");
     assert!(
         lines[0].starts_with(
-            "::error title=validate%3A items.[].qty (minimum)::1 documents fail items.[].qty (minimum); first: "
+            "::error title=validate%3A items.[].qty (minimum)::items.[].qty (minimum) rejects 1 document; first: "
         ),
         "{out}"
     );
@@ -461,7 +461,7 @@ fn json_arrays_stream_and_name_the_broken_document() {
     .unwrap_err();
     assert!(
         e.contains("bad.json: document 2 of the array, at items.0.at: ")
-            && e.contains("1 documents read before"),
+            && e.contains("1 document read before"),
         "{e}"
     );
 

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 use bson::{Bson, doc};
 use mongo_schema::diff::{self, Change, ChangeKind, Plan, PlanOptions, Step};
+use mongo_schema::plural;
 use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
@@ -69,12 +70,8 @@ pub fn summary(
     if !extra_collections.is_empty() {
         let _ = writeln!(
             out,
-            "kept: collection{} not declared: {} (mongo-schema never drops a collection)",
-            if extra_collections.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
+            "kept: {} not declared: {} (mongo-schema never drops a collection)",
+            plural::noun(extra_collections.len() == 1, "collection"),
             extra_collections.join(", ")
         );
     }
@@ -89,8 +86,8 @@ pub fn summary(
     if !prune && !extra_indexes.is_empty() {
         let _ = writeln!(
             out,
-            "kept: index{} not declared: {} (--prune would drop {})",
-            if extra_indexes.len() == 1 { "" } else { "es" },
+            "kept: {} not declared: {} (--prune would drop {})",
+            plural::noun(extra_indexes.len() == 1, "index"),
             extra_indexes.join(", "),
             if extra_indexes.len() == 1 {
                 "it"
@@ -114,14 +111,14 @@ pub fn summary(
             "plan: nothing to run, but drift remains{}",
             if unfixed > 0 {
                 format!(
-                    " ({unfixed} change{} no plan makes; see skipped)",
-                    if unfixed == 1 { "" } else { "s" }
+                    " ({} no plan makes; see skipped)",
+                    plural::count(unfixed, "change")
                 )
             } else {
                 String::new()
             }
         ),
-        (n, _) => format!("plan: {n} step{}", if n == 1 { "" } else { "s" }),
+        (n, _) => format!("plan: {}", plural::count(n, "step")),
     };
     out.push_str(&last);
     out.push('\n');

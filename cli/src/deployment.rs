@@ -2,6 +2,7 @@
 //! errors into one clear sentence naming the cause (the console masks any credential in it).
 
 use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
@@ -22,10 +23,21 @@ pub struct Deployment {
     pub timeout: Duration,
 }
 
+tokio::task_local! {
+    /// What the work of a [`block_on`] waits for now, for the message if `--timeout` runs out.
+    static WAITING_FOR: Arc<Mutex<String>>;
+}
+
+/// Records what the work now waits for: said if `--timeout` runs out before it comes.
+fn waiting_for(what: String) {
+    let _ = WAITING_FOR.try_with(|w| *w.lock().unwrap_or_else(PoisonError::into_inner) = what);
+}
+
 /// Runs `work` on a fresh runtime, giving up after `timeout`.
 ///
 /// # Errors
-/// The work's own error, or a timeout naming the limit.
+/// The work's own error, or a timeout naming the limit, what it waited for and what
+/// `--timeout` changes.
 pub fn block_on<T>(
     timeout: Duration,
     work: impl Future<Output = anyhow::Result<T>>,
@@ -35,15 +47,26 @@ pub fn block_on<T>(
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let waiting = Arc::new(Mutex::new("the work to finish".to_owned()));
     runtime.block_on(async {
-        match tokio::time::timeout(timeout, work).await {
+        match tokio::time::timeout(timeout, WAITING_FOR.scope(Arc::clone(&waiting), work)).await {
             Ok(result) => result,
-            Err(_) => Err(anyhow!(
-                "timed out after {} (raise it with --timeout)",
-                show(timeout)
-            )),
+            Err(_) => {
+                let what = waiting.lock().unwrap_or_else(PoisonError::into_inner);
+                Err(anyhow!("{}", timed_out(timeout, &what)))
+            }
         }
     })
+}
+
+/// The message when `--timeout` runs out: the wait, what for, and what the flag changes.
+fn timed_out(timeout: Duration, what: &str) -> String {
+    format!(
+        "timed out after {} waiting for {what}; --timeout sets this wait, for servers that can \
+         still come up and commands that take long (a refused or unresolvable address fails at \
+         once whatever it says)",
+        show(timeout)
+    )
 }
 
 /// A duration as the user would write it.
@@ -64,13 +87,23 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
         anyhow::bail!("no deployment: pass --uri or set MONGODB_URI (or use --catalog FILE)");
     };
     let shown_uri = redact_uri(uri);
+    waiting_for(format!("{shown_uri} to answer"));
     let mut options = ClientOptions::parse(uri)
         .await
         .map_err(|e| anyhow!("{}", explain(&e)))
         .with_context(|| format!("invalid connection string {shown_uri}"))?;
-    reach_a_host(&options.hosts, args.timeout)
+    let silent = reach_a_host(&options.hosts, args.timeout)
         .await
         .with_context(|| format!("cannot connect to {shown_uri}"))?;
+    waiting_for(if silent.is_empty() {
+        format!("a reply from {shown_uri} (a server to select, then each command's)")
+    } else {
+        format!(
+            "{} to answer: no connection was accepted or refused, as when a firewall drops the \
+             packets, the address is wrong or the host is down",
+            silent.join(", ")
+        )
+    });
     options.app_name = Some("mongo-schema".to_owned());
     options.server_selection_timeout = Some(args.timeout);
     options.connect_timeout = Some(args.timeout);
@@ -96,14 +129,17 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
 /// an address that accepts, or does not answer yet, is left to the driver and its wait (a
 /// replica set electing a primary, a server starting).
 ///
+/// Returns the address that neither accepted nor refused within the probe (packets dropped), if
+/// one did: the driver still waits for it, and a timeout then names it.
+///
 /// # Errors
 /// Each host with why it cannot be reached, when none can.
-async fn reach_a_host(hosts: &[ServerAddress], timeout: Duration) -> anyhow::Result<()> {
+async fn reach_a_host(hosts: &[ServerAddress], timeout: Duration) -> anyhow::Result<Vec<String>> {
     let mut reasons = Vec::new();
     for host in hosts {
         let ServerAddress::Tcp { host, port } = host else {
             // A Unix socket path: the driver reports it well, at once.
-            return Ok(());
+            return Ok(Vec::new());
         };
         let target = format!("{host}:{}", port.unwrap_or(27017));
         let addresses = match tokio::net::lookup_host(target.as_str()).await {
@@ -116,26 +152,49 @@ async fn reach_a_host(hosts: &[ServerAddress], timeout: Duration) -> anyhow::Res
         for address in addresses {
             // A short probe: a host that answers slowly is the driver's to wait for.
             let probe = timeout.min(Duration::from_secs(2));
-            match tokio::time::timeout(probe, tokio::net::TcpStream::connect(address)).await {
-                Ok(Err(e)) if is_permanent(&e) => {
-                    let shown = if address.to_string() == target {
-                        target.clone()
-                    } else {
-                        format!("{target} ({address})")
-                    };
-                    reasons.push(format!("{shown}: {}", connect_reason(&e)));
-                }
-                _ => return Ok(()),
+            let shown = if address.to_string() == target {
+                target.clone()
+            } else {
+                format!("{target} ({address})")
+            };
+            let outcome = tokio::time::timeout(probe, tokio::net::TcpStream::connect(address))
+                .await
+                .map(|connected| connected.map(drop));
+            match probe_outcome(outcome) {
+                Probe::Answered => return Ok(Vec::new()),
+                // Probing the other hosts would add their probes to the wait.
+                Probe::Silent => return Ok(vec![shown]),
+                Probe::Refused(e) => reasons.push(format!("{shown}: {}", connect_reason(&e))),
             }
         }
     }
     if reasons.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     anyhow::bail!(
         "{}; a longer --timeout would not change this",
         reasons.join("; ")
     )
+}
+
+/// What one probe of an address found.
+#[derive(Debug)]
+enum Probe {
+    /// It accepted, or failed in a way that may pass: the driver's to wait for.
+    Answered,
+    /// No reply within the probe: packets dropped (or a slow path); the driver waits for it.
+    Silent,
+    /// A failure that waiting does not cure.
+    Refused(std::io::Error),
+}
+
+/// Classifies a probe: a connection, or its error, or the probe's time running out.
+fn probe_outcome(outcome: Result<std::io::Result<()>, tokio::time::error::Elapsed>) -> Probe {
+    match outcome {
+        Err(_) => Probe::Silent,
+        Ok(Err(e)) if is_permanent(&e) => Probe::Refused(e),
+        Ok(_) => Probe::Answered,
+    }
 }
 
 /// A connection failure that waiting does not cure.
@@ -221,5 +280,86 @@ mod tests {
             first_cause(message),
             "I/O error: Connection refused (os error 111)"
         );
+    }
+
+    fn io(kind: std::io::ErrorKind) -> Result<std::io::Result<()>, tokio::time::error::Elapsed> {
+        Ok(Err(std::io::Error::from(kind)))
+    }
+
+    /// Issue 16 item 4: refused and unreachable fail at once, a dropped packet is waited for.
+    #[test]
+    fn probes_are_classified_by_whether_waiting_can_help() {
+        use std::io::ErrorKind::*;
+        for kind in [
+            ConnectionRefused,
+            AddrNotAvailable,
+            HostUnreachable,
+            NetworkUnreachable,
+        ] {
+            assert!(
+                matches!(probe_outcome(io(kind)), Probe::Refused(_)),
+                "{kind:?}"
+            );
+        }
+        for kind in [TimedOut, ConnectionReset, Interrupted] {
+            assert!(
+                matches!(probe_outcome(io(kind)), Probe::Answered),
+                "{kind:?}"
+            );
+        }
+        assert!(matches!(probe_outcome(Ok(Ok(()))), Probe::Answered));
+        let elapsed = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+            .block_on(async {
+                tokio::time::timeout(
+                    Duration::ZERO,
+                    std::future::pending::<std::io::Result<()>>(),
+                )
+                .await
+            });
+        assert!(matches!(probe_outcome(elapsed), Probe::Silent));
+    }
+
+    /// A timeout names what the work waited for last, and what `--timeout` changes.
+    #[test]
+    fn a_timeout_says_what_it_waited_for() {
+        let result: anyhow::Result<()> = block_on(Duration::from_millis(20), async {
+            waiting_for("10.255.255.1:27017 to answer".to_owned());
+            std::future::pending().await
+        });
+        let message = result.unwrap_err().to_string();
+        assert!(
+            message.starts_with("timed out after 20ms waiting for 10.255.255.1:27017 to answer;"),
+            "{message}"
+        );
+        assert!(message.contains("--timeout sets this wait"), "{message}");
+        assert!(message.contains("a refused or unresolvable address fails at once"));
+    }
+
+    /// A refused port fails before any wait, whatever `--timeout` says.
+    #[test]
+    fn a_refused_port_fails_at_once_with_a_long_timeout() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let args = ConnectArgs {
+            uri: Some(format!("mongodb://127.0.0.1:{port}/shop")),
+            db: None,
+            timeout: Duration::from_secs(600),
+        };
+        let started = std::time::Instant::now();
+        let error = block_on(args.timeout, connect(&args))
+            .err()
+            .expect("refused");
+        assert!(
+            format!("{error:#}").contains("connection refused"),
+            "{error:#}"
+        );
+        // Not a timing assert on speed: only that it did not wait for the timeout.
+        assert!(started.elapsed() < args.timeout);
     }
 }

@@ -51,6 +51,7 @@ pub mod lint;
 pub mod manifest;
 pub mod normalize;
 pub mod patterns;
+pub mod plural;
 pub mod registry;
 pub mod schema;
 pub mod spec;

@@ -5,6 +5,7 @@
 //! converges, and on an applied deployment it says so and does nothing.
 
 use mongo_schema::diff::{Plan, PlanOptions};
+use mongo_schema::plural::count;
 use mongo_schema::spec::{CollectionSpec, ValidationAction};
 
 use crate::args::ApplyArgs;
@@ -62,16 +63,15 @@ pub fn run(
         if !args.yes {
             if !console.interactive {
                 anyhow::bail!(
-                    "refusing to apply {} step{} without --yes when not on a terminal \
+                    "refusing to apply {} without --yes when not on a terminal \
                      (run `mongo-schema plan` to see them)",
-                    plan.steps.len(),
-                    render::human::plural(plan.steps.len())
+                    count(plan.steps.len(), "step")
                 );
             }
             console.out(&(render::human::plan(&plan, colour) + &summary));
             if !console.confirm(&format!(
-                "apply these {} steps to {}?",
-                plan.steps.len(),
+                "apply {} to {}?",
+                count(plan.steps.len(), "step"),
                 deployment.shown_uri
             )) {
                 console.err("aborted: nothing was applied\n");
@@ -102,11 +102,10 @@ pub fn run(
                 step.summary
             )),
             [(step, error), rest @ ..] => Err(anyhow::anyhow!(
-                "{}: {} failed: {error} (and {} more failed step{}, listed above); run apply again once fixed: it continues from what is done",
+                "{}: {} failed: {error} (and {} more, listed above); run apply again once fixed: it continues from what is done",
                 step.collection,
                 step.summary,
-                rest.len(),
-                render::human::plural(rest.len())
+                count(rest.len(), "failed step")
             )),
         }
     })
@@ -147,8 +146,8 @@ fn refuse_rejecting_validators(declared: &[CollectionSpec], plan: &Plan) -> anyh
             })
             .unwrap_or_default();
         anyhow::bail!(
-            "refusing to apply: {}: the declared validator is {}{witness} and {rejected} stored \
-             document{} fail{} it under validationAction {:?}; declare validationAction \"warn\" \
+            "refusing to apply: {}: the declared validator is {}{witness} and {} \
+             {} it under validationAction {:?}; declare validationAction \"warn\" \
              first, or fix or migrate the documents until `mongo-schema audit` is clean, or pass \
              --allow-tightening; nothing was applied",
             step.collection,
@@ -157,8 +156,8 @@ fn refuse_rejecting_validators(declared: &[CollectionSpec], plan: &Plan) -> anyh
             } else {
                 "not proven relaxing"
             },
-            render::human::plural(usize::try_from(rejected).unwrap_or(usize::MAX)),
-            if rejected == 1 { "s" } else { "" },
+            count(rejected, "stored document"),
+            if rejected == 1 { "fails" } else { "fail" },
             action.as_str(),
         );
     }
@@ -198,11 +197,11 @@ async fn refuse_enforcing_over_rejects(
         let n = cmd::audit::count(db, &step.collection, rejects, max_time_ms).await?;
         if n > 0 {
             anyhow::bail!(
-                "refusing to apply: {}: validationAction {action:?} with {n} stored document{} \
+                "refusing to apply: {}: validationAction {action:?} with {} \
                  failing the declared validator; fix or migrate them until `mongo-schema audit` \
                  is clean, or pass --allow-tightening; nothing was applied",
                 step.collection,
-                render::human::plural(usize::try_from(n).unwrap_or(usize::MAX)),
+                count(n, "stored document"),
             );
         }
     }

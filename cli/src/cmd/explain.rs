@@ -13,6 +13,7 @@
 use anyhow::{Context as _, bail};
 use bson::{Bson, Document};
 use mongo_schema::access::{self, ExplainSummary, QuerySpec};
+use mongo_schema::plural::count;
 use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
@@ -74,9 +75,9 @@ pub fn run(
             bail!("explain checked nothing: no declared collection has a declared query");
         }
         bail!(
-            "explain checked nothing: every one of the {} queries was skipped; store documents \
-             in the collections, or give values to explain with: --sample-values FILE",
-            reports.len()
+            "explain checked nothing: {} skipped, which is every declared query; store \
+             documents in the collections, or give values to explain with: --sample-values FILE",
+            count(reports.len(), "query")
         );
     }
     Ok(if reports.iter().any(QueryReport::is_finding) {

@@ -28,7 +28,8 @@ use crate::Outcome;
 use crate::args::MigrateArgs;
 use crate::console::Console;
 use crate::deployment::{self, block_on};
-use crate::render::human::{Paint, paint, plural, shown};
+use crate::render::human::{Paint, paint, shown};
+use mongo_schema::plural::count;
 
 /// One versioned collection `migrate` can rewrite: its declaration and the application's
 /// conversion of a stored document to the current version.
@@ -448,13 +449,11 @@ fn report(
 ) -> String {
     let mut out = String::new();
     let filter = shown(&Bson::Document((migration.outdated)()));
-    let n = |k: u64| usize::try_from(k).unwrap_or(usize::MAX);
     let _ = writeln!(
         out,
-        "{}: {} outdated document{} ({filter}, current version {})",
+        "{}: {} ({filter}, current version {})",
         spec.name,
-        tally.outdated,
-        plural(n(tally.outdated)),
+        count(tally.outdated, "outdated document"),
         migration.current
     );
     if args.dry_run {
@@ -542,9 +541,9 @@ async fn next_step(
     if let Some(n) = change.rejected {
         let _ = write!(
             out,
-            " ({n} stored document{} fail{} it)",
-            plural(usize::try_from(n).unwrap_or(usize::MAX)),
-            if n == 1 { "s" } else { "" }
+            " ({} {} it)",
+            count(n, "stored document"),
+            if n == 1 { "fails" } else { "fail" }
         );
     }
     out.push('\n');

@@ -118,18 +118,39 @@ pub fn read_manifest(path: &Path) -> anyhow::Result<Vec<CollectionSpec>> {
     Ok(manifest.collections)
 }
 
-/// Writes `text` to `path`, or to stdout when there is none.
+/// Writes `text` to `path` (creating its directory, as `infer --out` does: the docs' first
+/// `snapshot --out schema/production.json` comes before any `schema/`), or to stdout when there
+/// is none.
 ///
 /// # Errors
-/// The file cannot be written.
+/// The directory cannot be created or the file cannot be written.
 pub fn write_output(path: Option<&Path>, text: &str, console: &mut Console) -> anyhow::Result<()> {
     match path {
         Some(path) => {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
             std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
         }
         None => {
             console.out(text);
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_creates_the_files_directory() {
+        let dir = std::env::temp_dir().join(format!("mongo-schema-out-{}", std::process::id()));
+        let file = dir.join("schema/production.json");
+        let mut console = Console::captured("");
+        write_output(Some(&file), "{}", &mut console).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "{}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

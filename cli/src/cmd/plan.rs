@@ -110,10 +110,10 @@ pub(crate) async fn count_rejects(
                 .to_owned()
         } else {
             format!(
-                "{n} stored document{} fail{} it: declare validationAction \"warn\" first, fix or \
+                "{} {} it: declare validationAction \"warn\" first, fix or \
                  migrate them until `mongo-schema audit` is clean, then switch to \"error\"",
-                render::human::plural(usize::try_from(n).unwrap_or(usize::MAX)),
-                if n == 1 { "s" } else { "" }
+                mongo_schema::plural::count(n, "stored document"),
+                if n == 1 { "fails" } else { "fail" }
             )
         });
     }

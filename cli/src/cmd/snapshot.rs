@@ -1,6 +1,7 @@
 //! `snapshot`: the live catalog, verbatim, as canonical Extended JSON (what `--catalog` reads).
 
 use anyhow::Context;
+use mongo_schema::plural::count;
 
 use crate::args::SnapshotArgs;
 use crate::catalog;
@@ -25,8 +26,9 @@ pub fn run(args: &SnapshotArgs, console: &mut Console) -> anyhow::Result<Outcome
     cmd::write_output(args.out.as_deref(), &text, console)?;
     if let Some(path) = &args.out {
         console.err(&format!(
-            "wrote {} collections and {indexes} indexes to {}\n",
-            catalog.collections.len(),
+            "wrote {} and {} to {}\n",
+            count(catalog.collections.len(), "collection"),
+            count(indexes, "index"),
             path.display()
         ));
     }

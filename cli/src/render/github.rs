@@ -57,8 +57,10 @@ pub fn audit(audits: &[crate::report::CollectionAudit], file: Option<&Path>) -> 
         .filter(|a| a.rejected > 0)
         .map(|a| {
             let mut message = format!(
-                "{} of {} documents in {} fail the declared validator",
-                a.rejected, a.total, a.collection
+                "the declared validator of {} rejects {} of {}",
+                a.collection,
+                a.rejected,
+                mongo_schema::plural::count(a.total, "document")
             );
             for sample in &a.samples {
                 message.push_str(&format!(

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use mongo_schema::access::PlanAccess;
 use mongo_schema::normalize;
+use mongo_schema::plural;
 
 use crate::report::{NO_SAMPLE, QueryReport};
 use mongo_schema::{Finding, Severity};
@@ -80,18 +81,13 @@ pub fn findings(findings: &[Finding], what: &str, colour: bool) -> String {
     } else {
         let _ = writeln!(
             out,
-            "{what}: {errors} error{}, {warnings} warning{}, {notes} note{}",
-            plural(errors),
-            plural(warnings),
-            plural(notes)
+            "{what}: {}, {}, {}",
+            plural::count(errors, "error"),
+            plural::count(warnings, "warning"),
+            plural::count(notes, "note")
         );
     }
     out
-}
-
-/// `"s"` unless `n` is one.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// A BSON value as people read it in a report (relaxed Extended JSON, one line).
@@ -112,7 +108,11 @@ pub fn audit(audits: &[crate::report::CollectionAudit], colour: bool) -> String 
             );
             continue;
         }
-        let verdict = format!("{} of {} documents rejected", a.rejected, a.total);
+        let verdict = format!(
+            "{} of {} rejected",
+            a.rejected,
+            plural::count(a.total, "document")
+        );
         let verdict = if a.rejected > 0 {
             paint(&verdict, Paint::Red, colour)
         } else {
@@ -128,9 +128,9 @@ pub fn audit(audits: &[crate::report::CollectionAudit], colour: bool) -> String 
         for (version, n, rejected) in &a.by_version {
             let _ = writeln!(
                 out,
-                "  version {}: {n} document{}, {rejected} rejected",
+                "  version {}: {}, {rejected} rejected",
                 shown(version),
-                plural(usize::try_from(*n).unwrap_or(0))
+                plural::count(n, "document")
             );
         }
     }
@@ -138,10 +138,9 @@ pub fn audit(audits: &[crate::report::CollectionAudit], colour: bool) -> String 
     let with = audits.iter().filter(|a| a.rejected > 0).count();
     let _ = writeln!(
         out,
-        "audit: {rejected} document{} rejected in {with} of {} collection{}",
-        plural(usize::try_from(rejected).unwrap_or(0)),
-        audits.len(),
-        plural(audits.len())
+        "audit: {} rejected in {with} of {}",
+        plural::count(rejected, "document"),
+        plural::count(audits.len(), "collection")
     );
     out
 }
@@ -305,11 +304,7 @@ pub fn report(
             out,
             "check: {} reported by the cluster",
             paint(
-                &format!(
-                    "{} inconsistenc{}",
-                    found.len(),
-                    if found.len() == 1 { "y" } else { "ies" }
-                ),
+                &plural::count(found.len(), "inconsistency"),
                 Paint::Red,
                 colour
             )
@@ -322,8 +317,8 @@ pub fn report(
         let cosmetic = changes.len();
         let note = if cosmetic > 0 {
             format!(
-                " ({cosmetic} cosmetic difference{} ignored)",
-                plural(cosmetic)
+                " ({} ignored)",
+                plural::count(cosmetic, "cosmetic difference")
             )
         } else {
             String::new()
@@ -351,14 +346,13 @@ pub fn report(
     collections.dedup();
     let _ = writeln!(
         out,
-        "check: {} in {} collection{}: {}",
+        "check: {} in {}: {}",
         paint(
-            &format!("{} difference{}", drift.len(), plural(drift.len())),
+            &plural::count(drift.len(), "difference"),
             Paint::Red,
             colour
         ),
-        collections.len(),
-        plural(collections.len()),
+        plural::count(collections.len(), "collection"),
         listed.join(", ")
     );
     out
@@ -374,7 +368,7 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
         match (step.expensive, step.estimated_documents) {
             (true, Some(n)) => {
                 out.push_str(&paint(
-                    &format!(" [expensive: ~{n} documents]"),
+                    &format!(" [expensive: ~{}]", plural::count(n, "document")),
                     Paint::Yellow,
                     colour,
                 ));
@@ -383,11 +377,7 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
                 out.push_str(&paint(" [expensive: size unknown]", Paint::Yellow, colour))
             }
             (false, Some(n)) => {
-                let _ = write!(
-                    out,
-                    " [~{n} document{}]",
-                    plural(usize::try_from(n).unwrap_or(0))
-                );
+                let _ = write!(out, " [~{}]", plural::count(n, "document"));
             }
             (false, None) => {}
         }
@@ -528,8 +518,8 @@ pub(crate) fn explain_line(r: &QueryReport) -> String {
 pub(crate) fn explain_tally(reports: &[QueryReport]) -> String {
     let bad = reports.iter().filter(|r| r.is_finding()).count();
     format!(
-        "explain: {} queries, {bad} not served by an index",
-        reports.len()
+        "explain: {}, {bad} not served by an index",
+        plural::count(reports.len(), "query")
     )
 }
 

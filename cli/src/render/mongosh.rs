@@ -66,7 +66,11 @@ pub fn plan_script(plan: &mongo_schema::diff::Plan) -> String {
         if step.expensive {
             match step.estimated_documents {
                 Some(n) => {
-                    let _ = write!(out, " (expensive: ~{n} documents)");
+                    let _ = write!(
+                        out,
+                        " (expensive: ~{})",
+                        mongo_schema::plural::count(n, "document")
+                    );
                 }
                 None => out.push_str(" (expensive: size unknown)"),
             }

@@ -1,6 +1,8 @@
 //! Where `validate` located a break: the file, the byte offset or line, and how many
 //! documents were read before it.
 
+use mongo_schema::plural;
+
 use super::check::Broken;
 use super::source::Framing;
 
@@ -25,17 +27,19 @@ impl Place<'_> {
             ..
         } = *self;
         let at = |p: usize| offset + p as u64;
+        let read = plural::count(docs, "document");
         match broken {
             Broken::ShortLength { at: p, have } => anyhow::anyhow!(
-                "{name}: truncated at byte {}: {have} bytes of a document length, after {docs} documents",
-                at(p)
+                "{name}: truncated at byte {}: {} of a document length, after {read}",
+                at(p),
+                plural::count(have, "byte")
             ),
             Broken::Implausible { at: p, len } => anyhow::anyhow!(
-                "{name}: byte {}: document length {len} is not plausible (5 bytes to 48 MiB), after {docs} documents",
+                "{name}: byte {}: document length {len} is not plausible (5 bytes to 48 MiB), after {read}",
                 at(p)
             ),
             Broken::Truncated { at: p, len, have } => anyhow::anyhow!(
-                "{name}: truncated at byte {}: the document starting at byte {} needs {len} bytes, {have} remain; {docs} documents read before",
+                "{name}: truncated at byte {}: the document starting at byte {} needs {len} bytes, {have} remain; {read} read before",
                 at(p + have),
                 at(p)
             ),
@@ -44,10 +48,7 @@ impl Place<'_> {
                     Framing::Bson => format!("byte {}", at(p + error.offset)),
                     Framing::Lines | Framing::Array => self.unit(lines + line),
                 };
-                anyhow::anyhow!(
-                    "{name}: {where_}: {}; {docs} documents read before",
-                    error.reason
-                )
+                anyhow::anyhow!("{name}: {where_}: {}; {read} read before", error.reason)
             }
             Broken::Json { line, error } => {
                 let at = if error.path.is_empty() {
@@ -62,26 +63,27 @@ impl Place<'_> {
                     _ => format!(", column {}", error.column),
                 };
                 anyhow::anyhow!(
-                    "{name}: {}{column}{at}: {}; {docs} documents read before",
+                    "{name}: {}{column}{at}: {}; {read} read before",
                     self.unit(lines + line),
                     error.message
                 )
             }
             Broken::Unstorable { line } => anyhow::anyhow!(
                 "{name}: {}: a field name holds a NUL character, which BSON cannot store; \
-                 {docs} documents read before",
+                 {read} read before",
                 self.unit(lines + line)
             ),
             Broken::Io(error) => match self.framing {
                 // The array splitter's own errors say where in the file.
                 Framing::Array if error.kind() == std::io::ErrorKind::InvalidData => {
-                    anyhow::anyhow!("{name}: {error}; {docs} documents read before")
+                    anyhow::anyhow!("{name}: {error}; {read} read before")
                 }
-                _ => anyhow::Error::new(error)
-                    .context(format!("reading {name}; {docs} documents read before")),
+                _ => {
+                    anyhow::Error::new(error).context(format!("reading {name}; {read} read before"))
+                }
             },
             Broken::Overlong { line, len } => anyhow::anyhow!(
-                "{name}: {} has no end within {len} bytes; {docs} documents read before",
+                "{name}: {} has no end within {len} bytes; {read} read before",
                 self.unit(lines + line)
             ),
         }

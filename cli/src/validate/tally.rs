@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
+use mongo_schema::plural;
+
 use super::check::{Done, Example};
 
 /// A failing rule's count, example ids and first failure's summary.
@@ -56,8 +58,8 @@ impl Tally {
     pub fn open_lines(&self) -> impl Iterator<Item = String> + '_ {
         self.open_reasons.iter().map(|(reason, count)| {
             format!(
-                "{count} document{} not fully checked ({reason})",
-                if *count == 1 { "" } else { "s" }
+                "{} not fully checked ({reason})",
+                plural::count(count, "document")
             )
         })
     }
@@ -117,7 +119,10 @@ impl Tally {
             } else {
                 format!(" (e.g. {})", ids.join(", "))
             };
-            let message = format!("{count} documents fail {rule}; first: {first}{examples}");
+            let message = format!(
+                "{rule} rejects {}; first: {first}{examples}",
+                plural::count(count, "document")
+            );
             out.write_all(
                 annotation(
                     Severity::Error,
@@ -134,8 +139,8 @@ impl Tally {
             )?;
         }
         let mut counts = format!(
-            "{} documents: {} valid, {} invalid",
-            self.read,
+            "{}: {} valid, {} invalid",
+            plural::count(self.read, "document"),
             self.valid(),
             self.invalid
         );

@@ -239,7 +239,7 @@ fn a_line_without_an_end_stops_at_the_limit() {
     };
     let e = report(&args(schema, vec![input]), sizes).unwrap_err();
     assert!(
-        e.contains("line 2 has no end within") && e.contains("1 documents read before"),
+        e.contains("line 2 has no end within") && e.contains("1 document read before"),
         "{e}"
     );
     std::fs::remove_dir_all(&d).unwrap();

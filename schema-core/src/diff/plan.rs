@@ -149,7 +149,7 @@ impl fmt::Display for Plan {
             write!(f, "{}. {}: {}", i + 1, step.collection, step.summary)?;
             if step.expensive {
                 match step.estimated_documents {
-                    Some(n) => write!(f, " [expensive: ~{n} documents]")?,
+                    Some(n) => write!(f, " [expensive: ~{}]", crate::plural::count(n, "document"))?,
                     None => write!(f, " [expensive: unknown size]")?,
                 }
             }

@@ -602,7 +602,8 @@ impl Prover {
             && old_min < m
         {
             return Err(format!(
-                "arrays of {old_min} items are accepted today, the new minItems is {m}"
+                "arrays of {} are accepted today, the new minItems is {m}",
+                crate::plural::count(old_min, "item")
             ));
         }
         if let Some(m) = new.max_items

@@ -180,7 +180,11 @@ impl Proof {
 
     /// `accepts N of M documents`.
     pub fn summary(&self) -> String {
-        format!("accepts {} of {} documents", self.accepted, self.checked)
+        format!(
+            "accepts {} of {}",
+            self.accepted,
+            crate::plural::count(self.checked, "document")
+        )
     }
 }
 

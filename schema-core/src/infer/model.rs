@@ -206,9 +206,9 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
     };
     if census.too_deep > 0 {
         b.model.notes.push(format!(
-            "{} document(s) nest deeper than {} levels: the server refuses to store them, and \
-             the parts below that depth are typed bson::Bson",
-            census.too_deep,
+            "{} deeper than {} levels: the server refuses to store such documents, and the \
+             parts below that depth are typed bson::Bson",
+            crate::plural::count(census.too_deep, "document"),
             super::census::MAX_DEPTH
         ));
     }

@@ -364,8 +364,8 @@ pub(crate) fn check_structure(bytes: &[u8]) -> Result<(), MalformedBson> {
         return Err(malformed(
             0,
             format!(
-                "document length {n} does not match the {} bytes given",
-                bytes.len()
+                "document length {n} does not match the {} given",
+                crate::plural::count(bytes.len(), "byte")
             ),
         ));
     }

@@ -22,8 +22,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: live sources, polymorphic and schema-version detection, indexes and options from
-//! the server (issue 13).
+//! Not yet: polymorphic and schema-version detection, indexes and options from the server
+//! (issue 13).
 
 pub mod census;
 pub mod model;
@@ -126,7 +126,7 @@ pub struct Exception {
 /// generated types.
 #[derive(Debug)]
 pub struct Proof {
-    validator: Validator,
+    validator: std::sync::Arc<Validator>,
     /// Documents checked.
     pub checked: u64,
     /// Documents accepted.
@@ -142,11 +142,54 @@ impl Proof {
     /// The schema does not compile (a pattern PCRE2 rejects); `infer` writes none.
     pub fn new(validator: &JsonSchema) -> Result<Proof, CompileError> {
         Ok(Proof {
-            validator: Validator::new(validator)?,
+            validator: std::sync::Arc::new(Validator::new(validator)?),
             checked: 0,
             accepted: 0,
             exceptions: Vec::new(),
         })
+    }
+
+    /// An empty proof against the same validator, for one part of a scan split across cores;
+    /// [`Proof::merge`] puts the parts back together in scan order.
+    pub fn part(&self) -> Proof {
+        Proof {
+            validator: std::sync::Arc::clone(&self.validator),
+            checked: 0,
+            accepted: 0,
+            exceptions: Vec::new(),
+        }
+    }
+
+    /// Appends the proof of the documents scanned after these: counts add, and `later`'s
+    /// exceptions follow, their positions counted from the start of the whole scan.
+    ///
+    /// ```
+    /// use mongo_schema::infer::{self, Census, Options, Proof};
+    /// let docs = [bson::rawdoc! { "a": 1 }, bson::rawdoc! { "a": "x" }, bson::rawdoc! {}];
+    /// let mut census = Census::new();
+    /// census.add(&docs[0])?;
+    /// let inference = infer::infer(&census, "c", &Options::default())?;
+    /// let mut whole = Proof::new(&inference.validator)?;
+    /// docs.iter().for_each(|d| whole.check(d));
+    /// let mut first = whole.part();
+    /// first.check(&docs[0]);
+    /// let mut rest = whole.part();
+    /// docs[1..].iter().for_each(|d| rest.check(d));
+    /// first.merge(rest);
+    /// assert_eq!((first.checked, first.accepted), (whole.checked, whole.accepted));
+    /// assert_eq!(first.exceptions[1].index, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge(&mut self, later: Proof) {
+        let before = self.checked;
+        self.checked += later.checked;
+        self.accepted += later.accepted;
+        let room = MAX_EXCEPTIONS.saturating_sub(self.exceptions.len());
+        self.exceptions
+            .extend(later.exceptions.into_iter().take(room).map(|mut e| {
+                e.index += before;
+                e
+            }));
     }
 
     /// Checks one document, its structure first as the server does on insert (nesting deeper

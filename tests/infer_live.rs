@@ -84,7 +84,13 @@ fn a_live_collection_reads_as_its_export_and_is_never_written() {
     let dir = scratch("export");
     let file = bson_file(&dir, "orders.bson", &orders());
     let (_, exported, _) = cli(&[file.to_str().unwrap()]);
-    assert_eq!(live, exported);
+    // The same types; the live collection also declares its options (no validator yet).
+    let declared = "#[mongo(\n    collection = \"orders\",\n    validator = false,\n)]";
+    assert!(live.contains(declared), "{live}");
+    assert_eq!(
+        live.replace(declared, "#[mongo(collection = \"orders\")]"),
+        exported
+    );
     assert!(live.ends_with("accepts 250 of 250 documents\n"), "{live}");
     assert!(live.contains("pub note: Option<String>,"), "{live}");
     assert_eq!(server.write_commands(), vec![]);
@@ -182,4 +188,149 @@ fn an_unknown_collection_and_an_expired_time_limit_are_clear_errors() {
         stderr.contains("reading shop.orders") && stderr.contains("raise it with --max-time"),
         "{stderr}"
     );
+}
+
+/// Users whose indexes and options `infer` should declare: a compound index through a
+/// camelCase rename, a unique partial index on an embedded field, a TTL and a hashed index, and
+/// one on a field no document holds (left out with a note).
+fn users() -> Vec<Document> {
+    (0..30_i64)
+        .map(|i| {
+            doc! {
+                "_id": i,
+                "userId": i % 7,
+                "status": if i % 2 == 0 { "active" } else { "gone" },
+                "profile": {"email": format!("u{i}@example.com")},
+                "tags": [{"slug": format!("t{}", i % 3)}],
+                "createdAt": bson::DateTime::from_millis(i * 60_000),
+                "type": "user",
+            }
+        })
+        .collect()
+}
+
+fn users_server() -> BlockingTestServer {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    server.seed_collection(
+        "shop",
+        doc! {"name": "users", "type": "collection", "options": {}},
+    );
+    for index in [
+        doc! {"v": 2, "key": {"_id": 1}, "name": "_id_"},
+        doc! {"v": 2, "key": {"userId": 1, "status": 1, "createdAt": -1}, "name": "userId_1_status_1_createdAt_-1"},
+        doc! {"v": 2, "key": {"profile.email": 1}, "name": "by_email", "unique": true,
+        "partialFilterExpression": {"status": {"$eq": "active"}}},
+        doc! {"v": 2, "key": {"createdAt": 1}, "name": "createdAt_1", "expireAfterSeconds": 86400},
+        doc! {"v": 2, "key": {"tags.slug": "hashed", "type": 1}, "name": "tags.slug_hashed_type_1"},
+        doc! {"v": 2, "key": {"legacy": 1}, "name": "legacy_1"},
+    ] {
+        server.seed_index("shop", "users", index);
+    }
+    server.seed_documents("shop", "users", users());
+    server
+}
+
+/// The issue's acceptance test for indexes and options: infer from the deployment, compile what
+/// it wrote, and `check` those declarations against the same deployment: in sync, except the
+/// index on a field no document holds, which infer reported instead of declaring.
+#[test]
+fn what_infer_declares_from_a_deployment_is_in_sync_with_it() {
+    let server = users_server();
+    let uri = server.uri_with_db("shop");
+    let dir = scratch("declare");
+    let out = dir.join("src");
+    let (outcome, text, stderr) = cli(&[
+        "--uri",
+        &uri,
+        "--collection",
+        "users",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(outcome, Outcome::Clean, "{stderr}");
+    assert!(text.ends_with("accepts 30 of 30 documents\n"), "{text}");
+    let source = std::fs::read_to_string(out.join("users.rs")).unwrap();
+    for expected in [
+        "    validator = false,\n",
+        "    index(keys(user_id, status, created_at = -1)),\n",
+        "    index(keys(profile.email), name = \"by_email\", unique, partial = r#\"{\"status\":{\"$eq\":\"active\"}}\"#),\n",
+        "    index(keys(created_at), ttl = 86400),\n",
+        "    index(keys(tags.slug = \"hashed\", \"type\")),\n",
+        "// note: index \"legacy_1\" not declared: \"legacy\" is not a field of the inferred types",
+    ] {
+        assert!(source.contains(expected), "{expected}\n{source}");
+    }
+
+    // The declarations, compiled: a crate printing the manifest of the inferred root type.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let check = root.join("target/infer-check");
+    let krate = check.join("live-crate");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(krate.join("src/users.rs"), &source).unwrap();
+    let ty = source
+        .split("#[mongo(")
+        .nth(1)
+        .and_then(|rest| rest.split("pub struct ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap();
+    std::fs::write(
+        krate.join("src/main.rs"),
+        format!(
+            "mod users;\nfn main() {{\n    let spec = <users::{ty} as mongo_schema::Collection>::collection_spec();\n    \
+             print!(\"{{}}\", mongo_schema::manifest::Manifest::new(vec![spec]).to_json());\n}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"infer-check-live\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nmongo-schema = {{ path = {:?} }}\n\
+             bson = {{ version = \"3.1\", features = [\"serde\", \"serde_json-1\"] }}\n\
+             serde = {{ version = \"1\", features = [\"derive\"] }}\n\n[workspace]\n",
+            root.join("schema-core").display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(&cargo)
+        .args(["run", "--offline", "--quiet", "--manifest-path"])
+        .arg(krate.join("Cargo.toml"))
+        // The target directory tests/infer.rs builds its crate in: dependencies built once.
+        .env("CARGO_TARGET_DIR", check.join("target"))
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the generated crate failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let manifest = dir.join("manifest.json");
+    std::fs::write(&manifest, &output.stdout).unwrap();
+
+    let mut console = Console::captured("");
+    let argv = [
+        "mongo-schema",
+        "check",
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--uri",
+        &uri,
+    ];
+    let outcome = mongo_schema_cli::run(argv, None, &mut console);
+    let report = console.stdout_text();
+    // The one index infer could not declare is the only difference.
+    assert_eq!(outcome, Outcome::Findings, "{report}");
+    assert!(
+        report.contains("index legacy_1: on the server, not declared")
+            && report.contains("check: 1 difference in 1 collection: 1 extra-index"),
+        "{report}"
+    );
+    assert_eq!(server.write_commands(), vec![]);
 }

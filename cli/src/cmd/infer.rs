@@ -207,11 +207,19 @@ fn from_deployment(args: &InferArgs, options: &Options) -> anyhow::Result<Vec<Co
     block_on(wait, async {
         let deployment = deployment::connect(&args.connect).await?;
         let names = live::collections(&deployment, args.collection.as_deref()).await?;
+        let db = &deployment.db;
+        // The indexes and options to declare beside the types, normalized as `check` reads them.
+        let specs = crate::catalog::read_live(db, Some(&names), 4)
+            .await?
+            .live_specs()?;
         let mut collected = Vec::new();
         for name in names {
-            let db = &deployment.db;
             let (census, kept) = live::census(db, &name, read).await?;
-            let inference = infer::infer(&census, &name, options)?;
+            let inference = match specs.iter().find(|s| s.name == name) {
+                Some(spec) => infer::infer_live(&census, spec, options)?,
+                // Dropped between the listings: the types alone.
+                None => infer::infer(&census, &name, options)?,
+            };
             let mut proof = Proof::new(&inference.validator).context("the predicted validator")?;
             live::prove(db, &name, read, &kept, &mut proof).await?;
             collected.push(Collected {

@@ -22,10 +22,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: polymorphic and schema-version detection, indexes and options from the server
-//! (issue 13).
+//! Not yet: polymorphic and schema-version detection (issue 13).
 
 pub mod census;
+mod declare;
 pub mod model;
 mod names;
 pub mod rust;
@@ -78,6 +78,43 @@ pub fn infer(
 ) -> Result<Inference, InferError> {
     check_name(collection)?;
     let model = model::build(census, collection, options);
+    Ok(Inference {
+        source: rust::source(&model, census.documents),
+        validator: validator::root(&model),
+        model,
+    })
+}
+
+/// Proposes Rust types for a collection read from a deployment: as [`infer`], with the
+/// collection's indexes and options (its normalized live spec, from `listIndexes` and
+/// `listCollections`) declared on the root type, so `check` against the same deployment finds
+/// them in sync. What cannot be declared (a path the documents never held, a text index) is
+/// left out with a note.
+///
+/// ```
+/// use mongo_schema::infer::{self, Census, Options};
+/// use mongo_schema::spec::{CollectionSpec, IndexKind, IndexSpec};
+/// let mut census = Census::new();
+/// census.add(&bson::rawdoc! { "email": "a@example.com" })?;
+/// let live = CollectionSpec::new("users")
+///     .index(IndexSpec::new([("email", IndexKind::Ascending)]).unique(true));
+/// let inference = infer::infer_live(&census, &live, &Options::default())?;
+/// assert!(inference.source.contains("    index(keys(email), unique),\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`InferError::BadCollectionName`] when the spec's name cannot name a collection.
+pub fn infer_live(
+    census: &Census,
+    live: &crate::spec::CollectionSpec,
+    options: &Options,
+) -> Result<Inference, InferError> {
+    check_name(&live.name)?;
+    let mut model = model::build(census, &live.name, options);
+    let (attributes, notes) = declare::attributes(&model, live);
+    model.attributes = attributes;
+    model.notes.extend(notes);
     Ok(Inference {
         source: rust::source(&model, census.documents),
         validator: validator::root(&model),

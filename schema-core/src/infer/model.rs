@@ -146,6 +146,9 @@ pub struct Model {
     pub enums: Vec<Enum>,
     /// Compromises, one sentence each, with the path.
     pub notes: Vec<String>,
+    /// The root's `#[mongo(...)]` keys after `collection = ...` (`index(...)`, options), for a
+    /// collection read from a deployment.
+    pub attributes: Vec<String>,
 }
 
 impl Model {
@@ -198,6 +201,7 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
             structs: Vec::new(),
             enums: Vec::new(),
             notes: Vec::new(),
+            attributes: Vec::new(),
         },
         taken: names::RESERVED_TYPES
             .iter()

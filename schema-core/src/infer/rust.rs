@@ -63,8 +63,15 @@ fn write_struct(out: &mut String, model: &Model, s: &Struct, root: bool) {
         let _ = writeln!(out, "// at {}", one_line(&s.path));
     }
     out.push_str("#[derive(Debug, Clone, Serialize, Deserialize, MongoSchema)]\n");
-    if root {
+    if root && model.attributes.is_empty() {
         let _ = writeln!(out, "#[mongo(collection = {:?})]", model.collection);
+    } else if root {
+        out.push_str("#[mongo(\n");
+        let _ = writeln!(out, "    collection = {:?},", model.collection);
+        for attr in &model.attributes {
+            let _ = writeln!(out, "    {attr},");
+        }
+        out.push_str(")]\n");
     }
     if s.names == FieldNames::CamelCase {
         out.push_str("#[serde(rename_all = \"camelCase\")]\n");

@@ -777,7 +777,7 @@ fn a_bad_collection_name_is_an_error() {
 
 #[test]
 fn source_snapshots() {
-    for case in [orders(), awkward_names(), numbers()] {
+    for case in [orders(), awkward_names(), numbers(), catalog()] {
         let (_, inference) = infer_case(&case);
         insta::assert_snapshot!(format!("infer_source_{}", case.name), inference.source);
     }

@@ -22,7 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: polymorphic and schema-version detection (issue 13).
+//! Not yet: schema-version detection (issue 13).
 
 pub mod census;
 mod declare;

@@ -243,6 +243,26 @@ impl Fields {
         }
     }
 
+    /// [`Fields::slot`], trying the field at `hint` first; `hint` becomes the next position.
+    fn slot_hinted(&mut self, key: &str, hint: &mut usize) -> &mut Node {
+        let index = match &*self {
+            Fields::Named(named) => {
+                let found = match named.get_index(*hint) {
+                    Some((k, _)) if k == key => Some(*hint),
+                    _ => named.get_index_of(key),
+                };
+                // A new name goes last (unless it turns the names into a map).
+                *hint = found.map_or(named.len(), |i| i) + 1;
+                found
+            }
+            Fields::Map { .. } => None,
+        };
+        match (index, self) {
+            (Some(index), Fields::Named(named)) => &mut named[index],
+            (_, fields) => fields.slot(key),
+        }
+    }
+
     /// Folds every named field into one map node.
     fn fold_into_map(&mut self) {
         if let Fields::Named(named) = self {
@@ -379,9 +399,15 @@ impl Node {
 
     fn add_fields(&mut self, doc: &RawDocument, depth: usize) -> Result<bool, bson::error::Error> {
         let mut deep = false;
+        // Documents of a collection mostly list their fields in one order: the field after the
+        // last one found is tried first, a string comparison instead of a hash lookup.
+        let mut hint = 0;
         for element in doc {
             let (key, value) = element?;
-            deep |= self.fields.slot(key.as_str()).add(value, depth)?;
+            deep |= self
+                .fields
+                .slot_hinted(key.as_str(), &mut hint)
+                .add(value, depth)?;
         }
         Ok(deep)
     }

@@ -312,12 +312,29 @@ pub enum ExplainFormat {
 #[derive(Clone, Debug, Args)]
 pub struct InferArgs {
     /// Documents of one collection: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport, one
-    /// Extended JSON document per line), `.json` (one document or an array).
-    #[arg(value_name = "FILE", required = true)]
+    /// Extended JSON document per line), `.json` (one document or an array), `-` for stdin.
+    /// Without files, the collection (or every collection of the database) named by `--uri`.
+    #[arg(value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// The collection's name (default: the first file's name without its extension).
+    /// What the inputs hold; `auto` (default) goes by the file name, and reads JSON lines on `-`.
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto, value_name = "KIND")]
+    pub input_format: InputFormat,
+    /// Worker threads for files (default: every core; 1 to 1024).
+    #[arg(long, value_parser = count::<1, 1024>, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The collection's name (default: the first file's name without its extension); with
+    /// `--uri`, the collection to read (default: every collection of the database).
     #[arg(long, value_name = "NAME")]
     pub collection: Option<String>,
+    /// The deployment to read from when no file is given (read-only: `find` or `$sample`).
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Read N documents chosen by the server (`$sample`) instead of scanning every document.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// Server-side time limit (`maxTimeMS`) of each scan of a live collection.
+    #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION")]
+    pub max_time: Duration,
     /// Write strings with few distinct values as enums.
     #[arg(long)]
     pub enums: bool,

@@ -15,7 +15,7 @@ use crate::args::ValidateFormat;
 /// Where and how a chunk stops being readable, relative to the chunk (the writer adds where the
 /// chunk starts and how many documents and lines came before).
 #[derive(Debug)]
-pub(super) enum Broken {
+pub(crate) enum Broken {
     /// Fewer than 4 bytes left for a document length.
     ShortLength { at: usize, have: usize },
     /// A document length outside 5 bytes to [`MAX_DOC`].
@@ -128,77 +128,81 @@ impl Done {
     /// Checks the documents or lines in `b`, which starts `base` bytes after the chunk's origin;
     /// `false` once the input is broken.
     pub(super) fn check(&mut self, job: &Job<'_>, b: &[u8], base: usize) -> bool {
-        match job.framing {
-            Framing::Bson => {
-                let mut p = 0;
-                while p < b.len() {
-                    let rest = b.len() - p;
-                    let at = base + p;
-                    let Some(len) = b.get(p..p + 4) else {
-                        self.broken = Some(Broken::ShortLength { at, have: rest });
-                        return false;
-                    };
-                    let n = i32::from_le_bytes(len.try_into().expect("a slice of 4 bytes"));
-                    if !(5..=MAX_DOC).contains(&n) {
-                        self.broken = Some(Broken::Implausible { at, len: n });
-                        return false;
-                    }
-                    let n = n as usize;
-                    if rest < n {
-                        self.broken = Some(Broken::Truncated {
-                            at,
-                            len: n,
-                            have: rest,
-                        });
-                        return false;
-                    }
-                    let doc = &b[p..p + n];
-                    match job.validator.validate_bytes(doc) {
-                        Ok(verdict) => self.record(job, &verdict, doc),
-                        Err(error) => {
-                            self.broken = Some(Broken::Malformed { at, line: 0, error });
-                            return false;
-                        }
-                    }
-                    p += n;
-                }
-            }
-            Framing::Lines | Framing::Array => {
-                let mut p = 0;
-                while p < b.len() {
-                    let end = b[p..]
-                        .iter()
-                        .position(|&c| c == b'\n')
-                        .map_or(b.len(), |i| p + i);
-                    let line = &b[p..end];
-                    p = end + 1;
-                    self.lines += 1;
-                    if line.iter().all(u8::is_ascii_whitespace) {
-                        continue;
-                    }
-                    let raw = match json_line(line, self.lines) {
-                        Ok(raw) => raw,
-                        Err(broken) => {
-                            self.broken = Some(broken);
-                            return false;
-                        }
-                    };
-                    match job.validator.validate_bytes(raw.as_bytes()) {
-                        Ok(verdict) => self.record(job, &verdict, raw.as_bytes()),
-                        Err(error) => {
-                            self.broken = Some(Broken::Malformed {
-                                at: 0,
-                                line: self.lines,
-                                error,
-                            });
-                            return false;
-                        }
-                    }
-                }
+        let mut lines = self.lines;
+        let read = each_document(job.framing, b, base, &mut lines, |doc| {
+            let verdict = job.validator.validate_bytes(doc)?;
+            self.record(job, &verdict, doc);
+            Ok(())
+        });
+        self.lines = lines;
+        match read {
+            Ok(()) => true,
+            Err(broken) => {
+                self.broken = Some(broken);
+                false
             }
         }
-        true
     }
+}
+
+/// Calls `f` on each document framed in `b` (which starts `base` bytes after the chunk's
+/// origin), counting JSON lines in `lines`; stops at the first break, or when `f` finds a
+/// document malformed.
+pub(crate) fn each_document(
+    framing: Framing,
+    b: &[u8],
+    base: usize,
+    lines: &mut u64,
+    mut f: impl FnMut(&[u8]) -> Result<(), MalformedBson>,
+) -> Result<(), Broken> {
+    match framing {
+        Framing::Bson => {
+            let mut p = 0;
+            while p < b.len() {
+                let rest = b.len() - p;
+                let at = base + p;
+                let Some(len) = b.get(p..p + 4) else {
+                    return Err(Broken::ShortLength { at, have: rest });
+                };
+                let n = i32::from_le_bytes(len.try_into().expect("a slice of 4 bytes"));
+                if !(5..=MAX_DOC).contains(&n) {
+                    return Err(Broken::Implausible { at, len: n });
+                }
+                let n = n as usize;
+                if rest < n {
+                    return Err(Broken::Truncated {
+                        at,
+                        len: n,
+                        have: rest,
+                    });
+                }
+                f(&b[p..p + n]).map_err(|error| Broken::Malformed { at, line: 0, error })?;
+                p += n;
+            }
+        }
+        Framing::Lines | Framing::Array => {
+            let mut p = 0;
+            while p < b.len() {
+                let end = b[p..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |i| p + i);
+                let line = &b[p..end];
+                p = end + 1;
+                *lines += 1;
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                let raw = json_line(line, *lines)?;
+                f(raw.as_bytes()).map_err(|error| Broken::Malformed {
+                    at: 0,
+                    line: *lines,
+                    error,
+                })?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One line of Extended JSON as BSON.

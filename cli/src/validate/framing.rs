@@ -7,7 +7,7 @@ use super::MAX_DOC;
 use super::source::{Framing, Raw};
 
 /// Where to cut a buffer of concatenated BSON.
-pub(super) enum Cut {
+pub(crate) enum Cut {
     /// After the last whole document, at this length.
     At(usize),
     /// Not even the first document is whole.
@@ -17,7 +17,7 @@ pub(super) enum Cut {
 }
 
 /// Hops over the length prefixes only (a few bytes per document).
-pub(super) fn bson_cut(b: &[u8]) -> Cut {
+pub(crate) fn bson_cut(b: &[u8]) -> Cut {
     let mut p = 0;
     loop {
         let rest = b.len() - p;
@@ -41,37 +41,37 @@ pub(super) fn bson_cut(b: &[u8]) -> Cut {
 
 /// The framing turn: chunks are cut in input order, each handing the partial document (or line)
 /// at its end to the next. Only the cut happens in turn; checking is parallel.
-pub(super) struct Chain {
-    pub(super) link: Mutex<Link>,
-    pub(super) turn: std::sync::Condvar,
+pub(crate) struct Chain {
+    pub(crate) link: Mutex<Link>,
+    pub(crate) turn: std::sync::Condvar,
 }
 
 /// State passed from one chunk to the next.
-pub(super) struct Link {
+pub(crate) struct Link {
     /// The chunk whose turn it is.
-    pub(super) seq: usize,
+    pub(crate) seq: usize,
     /// The start of a document or line that continues in the next chunk.
-    pub(super) carry: Vec<u8>,
+    pub(crate) carry: Vec<u8>,
     /// Where `carry` starts in the input.
-    pub(super) offset: u64,
+    pub(crate) offset: u64,
     /// Nothing after this is framed: the input ended, or framing broke.
-    pub(super) ended: bool,
+    pub(crate) ended: bool,
 }
 
 /// A chunk cut into what its worker checks: `joined` (the carried start of a document or line
 /// completed from this chunk, or at the end of input everything left), then `raw[body]`.
-pub(super) struct Framed {
+pub(crate) struct Framed {
     /// Where `joined` starts in the input; `raw[body]` starts `head + body.start` after it.
-    pub(super) origin: u64,
-    pub(super) joined: Vec<u8>,
-    pub(super) head: usize,
-    pub(super) body: std::ops::Range<usize>,
+    pub(crate) origin: u64,
+    pub(crate) joined: Vec<u8>,
+    pub(crate) head: usize,
+    pub(crate) body: std::ops::Range<usize>,
     /// A line still without its end after this many bytes: stop after the body.
-    pub(super) overlong: Option<usize>,
+    pub(crate) overlong: Option<usize>,
 }
 
 impl Chain {
-    pub(super) fn new() -> Chain {
+    pub(crate) fn new() -> Chain {
         Chain {
             link: Mutex::new(Link {
                 seq: 0,
@@ -84,7 +84,7 @@ impl Chain {
     }
 
     /// Waits for `raw`'s turn and cuts it; `None` once framing has ended.
-    pub(super) fn frame(&self, framing: Framing, raw: &Raw, max_line: usize) -> Option<Framed> {
+    pub(crate) fn frame(&self, framing: Framing, raw: &Raw, max_line: usize) -> Option<Framed> {
         let mut link = self.link.lock().expect("no worker panics holding it");
         while link.seq != raw.seq {
             link = self.turn.wait(link).expect("no worker panics holding it");
@@ -102,7 +102,7 @@ impl Chain {
 }
 
 /// Cuts `raw` after the last whole document or line, completing the carried one first.
-pub(super) fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed {
+pub(crate) fn cut(link: &mut Link, framing: Framing, raw: &Raw, max_line: usize) -> Framed {
     let data = &raw.bytes[..raw.len];
     let head = std::mem::take(&mut link.carry);
     let h = head.len();

@@ -7,18 +7,18 @@ use super::check::Broken;
 use super::source::Framing;
 
 /// Counts before a chunk, per input: where errors are located.
-pub(super) struct Place<'a> {
-    pub(super) name: &'a str,
-    pub(super) framing: Framing,
-    pub(super) offset: u64,
-    pub(super) docs: u64,
-    pub(super) lines: u64,
+pub(crate) struct Place<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) framing: Framing,
+    pub(crate) offset: u64,
+    pub(crate) docs: u64,
+    pub(crate) lines: u64,
 }
 
 impl Place<'_> {
     /// The message for a broken chunk: the file, the byte offset or line, and how many
     /// documents were read before.
-    pub(super) fn describe(&self, broken: Broken) -> anyhow::Error {
+    pub(crate) fn describe(&self, broken: Broken) -> anyhow::Error {
         let Place {
             name,
             offset,
@@ -90,7 +90,7 @@ impl Place<'_> {
     }
 
     /// A JSON line's place: its line, or for an array its position (1-based).
-    pub(super) fn unit(&self, line: u64) -> String {
+    pub(crate) fn unit(&self, line: u64) -> String {
         match self.framing {
             Framing::Array => format!("document {line} of the array"),
             _ => format!("line {line}"),

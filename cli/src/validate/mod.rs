@@ -15,11 +15,11 @@
 //! writes them; `.json` is one document or an array, streamed as one line per element
 //! ([`ArrayLines`](crate::json_array::ArrayLines)). `--input-format` says what `-` or an unusual file name holds.
 
-mod check;
-mod framing;
-mod location;
-mod progress;
-mod source;
+pub(crate) mod check;
+pub(crate) mod framing;
+pub(crate) mod location;
+pub(crate) mod progress;
+pub(crate) mod source;
 mod tally;
 #[cfg(test)]
 mod tests;
@@ -120,11 +120,11 @@ pub fn run(
 /// Pipeline sizes: how many workers, how big a chunk, how many chunks in flight.
 #[derive(Clone, Copy, Debug)]
 pub struct Sizes {
-    pub(super) threads: usize,
-    pub(super) chunk: usize,
-    pub(super) credits: usize,
+    pub(crate) threads: usize,
+    pub(crate) chunk: usize,
+    pub(crate) credits: usize,
     /// The longest JSON line read before giving up.
-    pub(super) max_line: usize,
+    pub(crate) max_line: usize,
 }
 
 impl Sizes {

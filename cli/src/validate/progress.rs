@@ -4,13 +4,13 @@ use super::tally::Tally;
 
 /// A progress bar on stderr (done and total bytes, rate, ETA, documents and invalid ones),
 /// drawn only when stderr is a terminal and cleared at the end (indicatif hides it otherwise).
-pub(super) struct Progress {
-    pub(super) bar: indicatif::ProgressBar,
+pub(crate) struct Progress {
+    pub(crate) bar: indicatif::ProgressBar,
 }
 
 impl Progress {
     /// A bar over `total` input bytes, or a spinner when the total is unknown (stdin).
-    pub(super) fn new(total: Option<u64>) -> Progress {
+    pub(crate) fn new(total: Option<u64>) -> Progress {
         let target = indicatif::ProgressDrawTarget::stderr_with_hz(5);
         let bar = match total {
             Some(total) => {
@@ -38,7 +38,7 @@ impl Progress {
         Progress { bar }
     }
 
-    pub(super) fn advance(&self, bytes: usize, tally: &Tally) {
+    pub(crate) fn advance(&self, bytes: usize, tally: &Tally) {
         if self.bar.is_hidden() {
             return;
         }
@@ -50,7 +50,17 @@ impl Progress {
         self.bar.set_message(message);
     }
 
-    pub(super) fn finish(&self) {
+    /// Advances by `bytes` with `message` beside the counts, for a scan that keeps no
+    /// [`Tally`] (`infer`); the message is made only when the bar is drawn.
+    pub(crate) fn advance_with(&self, bytes: usize, message: impl FnOnce() -> String) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        self.bar.inc(bytes as u64);
+        self.bar.set_message(message());
+    }
+
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

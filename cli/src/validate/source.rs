@@ -15,7 +15,7 @@ use crate::json_array::ArrayLines;
 
 /// How an input is cut into documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Framing {
+pub(crate) enum Framing {
     /// Concatenated BSON documents; errors name byte offsets in the file.
     Bson,
     /// One Extended JSON document per line; errors name lines.
@@ -26,7 +26,7 @@ pub(super) enum Framing {
 }
 
 /// An opened input.
-pub(super) enum Source {
+pub(crate) enum Source {
     /// A regular file: each worker reads its own chunks at their offsets.
     File(File, Framing),
     /// A stream (stdin): a reader thread reads it in chunks.
@@ -34,7 +34,7 @@ pub(super) enum Source {
 }
 
 impl Source {
-    pub(super) fn open(path: &Path, format: InputFormat) -> anyhow::Result<Source> {
+    pub(crate) fn open(path: &Path, format: InputFormat) -> anyhow::Result<Source> {
         let name = path.display().to_string();
         let by_name = || {
             let ext = path
@@ -87,7 +87,7 @@ impl Source {
         })
     }
 
-    pub(super) fn framing(&self) -> Framing {
+    pub(crate) fn framing(&self) -> Framing {
         match self {
             Source::File(_, framing) | Source::Stream(_, framing) => *framing,
         }
@@ -95,18 +95,18 @@ impl Source {
 }
 
 /// Bytes of an input as read, not yet cut into documents: `bytes[..len]`.
-pub(super) struct Raw {
-    pub(super) seq: usize,
-    pub(super) bytes: Vec<u8>,
-    pub(super) len: usize,
+pub(crate) struct Raw {
+    pub(crate) seq: usize,
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) len: usize,
     /// The input ends after these bytes (or could not be read further).
-    pub(super) last: bool,
+    pub(crate) last: bool,
     /// Why reading stopped early.
-    pub(super) error: Option<std::io::Error>,
+    pub(crate) error: Option<std::io::Error>,
 }
 
 /// Reads `r` until `buf` holds `target` bytes; `Ok(true)` when the input ended first.
-pub(super) fn fill(r: &mut dyn Read, buf: &mut Vec<u8>, target: usize) -> std::io::Result<bool> {
+pub(crate) fn fill(r: &mut dyn Read, buf: &mut Vec<u8>, target: usize) -> std::io::Result<bool> {
     while buf.len() < target {
         buf.reserve(target - buf.len());
         let want = (target - buf.len()) as u64;
@@ -119,24 +119,24 @@ pub(super) fn fill(r: &mut dyn Read, buf: &mut Vec<u8>, target: usize) -> std::i
 }
 
 #[cfg(unix)]
-pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, offset)
 }
 
 #[cfg(windows)]
-pub(super) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, offset)
 }
 
 /// Never called: without positional reads every input is read as a stream.
 #[cfg(not(any(unix, windows)))]
-pub(super) fn read_at(_: &File, _: &mut [u8], _: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(_: &File, _: &mut [u8], _: u64) -> std::io::Result<usize> {
     Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Fills `buf` from `offset` (fewer bytes at the end of the file): how many, and the error
 /// that stopped reading, if any.
-pub(super) fn read_full_at(
+pub(crate) fn read_full_at(
     file: &File,
     buf: &mut [u8],
     offset: u64,
@@ -154,7 +154,7 @@ pub(super) fn read_full_at(
 }
 
 /// Where workers get their raw chunks.
-pub(super) enum Feed {
+pub(crate) enum Feed {
     /// A regular file: each worker reads its own chunk at its offset, so copying out of the page
     /// cache happens on the core that then checks those bytes (and no thread only reads).
     File {
@@ -167,7 +167,7 @@ pub(super) enum Feed {
 
 impl Feed {
     /// The next raw chunk for a worker, or `None` when there is nothing more to do.
-    pub(super) fn next(
+    pub(crate) fn next(
         &self,
         credits: &Mutex<mpsc::Receiver<Vec<u8>>>,
         sizes: Sizes,
@@ -202,7 +202,7 @@ impl Feed {
 
 /// The reader thread for streams and `.json` documents: reads (or serializes) chunks into
 /// recycled buffers, one per credit, without looking inside them.
-pub(super) fn read_stream(
+pub(crate) fn read_stream(
     source: Source,
     sizes: Sizes,
     credits: &Mutex<mpsc::Receiver<Vec<u8>>>,

@@ -28,6 +28,10 @@ pub const MAX_DISTINCT: usize = 32;
 /// Strings longer than this (in bytes) are not enum candidates: seeing one stops the tracking.
 pub const MAX_DISTINCT_LEN: usize = 64;
 
+/// How many distinct values a root-level string field may take and still be read as a
+/// discriminator (one variant per value).
+pub const MAX_VARIANTS: usize = 16;
+
 /// The BSON type of a value, as the server spells it in `bsonType` (the schema IR's one table of
 /// type names; `number` never occurs here).
 fn kind_of(value: &RawBsonRef<'_>) -> BsonType {
@@ -239,6 +243,26 @@ impl Fields {
         }
     }
 
+    /// [`Fields::slot`], trying the field at `hint` first; `hint` becomes the next position.
+    fn slot_hinted(&mut self, key: &str, hint: &mut usize) -> &mut Node {
+        let index = match &*self {
+            Fields::Named(named) => {
+                let found = match named.get_index(*hint) {
+                    Some((k, _)) if k == key => Some(*hint),
+                    _ => named.get_index_of(key),
+                };
+                // A new name goes last (unless it turns the names into a map).
+                *hint = found.map_or(named.len(), |i| i) + 1;
+                found
+            }
+            Fields::Map { .. } => None,
+        };
+        match (index, self) {
+            (Some(index), Fields::Named(named)) => &mut named[index],
+            (_, fields) => fields.slot(key),
+        }
+    }
+
     /// Folds every named field into one map node.
     fn fold_into_map(&mut self) {
         if let Fields::Named(named) = self {
@@ -375,9 +399,15 @@ impl Node {
 
     fn add_fields(&mut self, doc: &RawDocument, depth: usize) -> Result<bool, bson::error::Error> {
         let mut deep = false;
+        // Documents of a collection mostly list their fields in one order: the field after the
+        // last one found is tried first, a string comparison instead of a hash lookup.
+        let mut hint = 0;
         for element in doc {
             let (key, value) = element?;
-            deep |= self.fields.slot(key.as_str()).add(value, depth)?;
+            deep |= self
+                .fields
+                .slot_hinted(key.as_str(), &mut hint)
+                .add(value, depth)?;
         }
         Ok(deep)
     }
@@ -417,6 +447,82 @@ impl Node {
     }
 }
 
+/// Which root fields the documents with one value of a root string field have.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Presence {
+    /// Documents holding the value.
+    pub documents: u64,
+    /// How many of them have each root field (the discriminator itself included).
+    pub fields: IndexMap<String, u64>,
+}
+
+/// Field presence per value of one root-level field, the evidence for a discriminator: kept
+/// while every value seen there is a short string, at most [`MAX_VARIANTS`] of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// Per value, in the order first seen; `None` once the field cannot discriminate.
+    pub values: Option<IndexMap<String, Presence>>,
+}
+
+impl Default for Partition {
+    fn default() -> Self {
+        Partition {
+            values: Some(IndexMap::new()),
+        }
+    }
+}
+
+impl Partition {
+    /// Counts one document whose field holds `value` and has the root fields `keys`.
+    fn add(&mut self, value: RawBsonRef<'_>, keys: &[&str]) {
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        let value = match value {
+            RawBsonRef::String(s) if s.len() <= MAX_DISTINCT_LEN => s,
+            _ => {
+                self.values = None;
+                return;
+            }
+        };
+        let index = match values.get_index_of(value) {
+            Some(index) => index,
+            None => values.insert_full(value.to_owned(), Presence::default()).0,
+        };
+        if values.len() > MAX_VARIANTS {
+            self.values = None;
+            return;
+        }
+        let presence = &mut values[index];
+        presence.documents += 1;
+        for key in keys {
+            match presence.fields.get_mut(*key) {
+                Some(n) => *n += 1,
+                None => {
+                    presence.fields.insert((*key).to_owned(), 1);
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &Partition) {
+        let (Some(mine), Some(theirs)) = (&mut self.values, &other.values) else {
+            self.values = None;
+            return;
+        };
+        for (value, presence) in theirs {
+            let entry = mine.entry(value.clone()).or_default();
+            entry.documents += presence.documents;
+            for (key, n) in &presence.fields {
+                *entry.fields.entry(key.clone()).or_default() += n;
+            }
+        }
+        if mine.len() > MAX_VARIANTS {
+            self.values = None;
+        }
+    }
+}
+
 /// The census of a collection: one [`Node`] tree rooted at the documents.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Census {
@@ -428,6 +534,9 @@ pub struct Census {
     pub largest_document: u64,
     /// The documents themselves, as the root path.
     pub root: Node,
+    /// Per root field, field presence per value (discriminator candidates); empty once the
+    /// root's names look like data (more than [`MAX_FIELDS`]), as they then are for the root.
+    pub partitions: IndexMap<String, Partition>,
 }
 
 impl Census {
@@ -458,6 +567,27 @@ impl Census {
         if self.root.add_fields(doc, 1)? {
             self.too_deep += 1;
         }
+        self.partition(doc)
+    }
+
+    /// Counts the document's root fields under the value of each of its root fields.
+    fn partition(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+        if !matches!(self.root.fields, Fields::Named(_)) {
+            self.partitions.clear();
+            return Ok(());
+        }
+        let mut keys = Vec::new();
+        for element in doc {
+            keys.push(element?.0.as_str());
+        }
+        for element in doc {
+            let (key, value) = element?;
+            let partition = match self.partitions.get_index_of(key.as_str()) {
+                Some(index) => &mut self.partitions[index],
+                None => self.partitions.entry(key.as_str().to_owned()).or_default(),
+            };
+            partition.add(value, &keys);
+        }
         Ok(())
     }
 
@@ -467,6 +597,16 @@ impl Census {
         self.too_deep += other.too_deep;
         self.largest_document = self.largest_document.max(other.largest_document);
         self.root.merge(&other.root);
+        if matches!(self.root.fields, Fields::Named(_)) {
+            for (key, partition) in &other.partitions {
+                self.partitions
+                    .entry(key.clone())
+                    .or_default()
+                    .merge(partition);
+            }
+        } else {
+            self.partitions.clear();
+        }
     }
 
     /// The node of a path of field names, `"[]"` descending into array elements; `None` when

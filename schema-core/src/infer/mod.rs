@@ -22,10 +22,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: live sources, polymorphic and schema-version detection, indexes and options from
-//! the server (issue 13).
+//! Not yet: schema-version detection (issue 13).
 
 pub mod census;
+mod declare;
 pub mod model;
 mod names;
 pub mod rust;
@@ -85,6 +85,43 @@ pub fn infer(
     })
 }
 
+/// Proposes Rust types for a collection read from a deployment: as [`infer`], with the
+/// collection's indexes and options (its normalized live spec, from `listIndexes` and
+/// `listCollections`) declared on the root type, so `check` against the same deployment finds
+/// them in sync. What cannot be declared (a path the documents never held, a text index) is
+/// left out with a note.
+///
+/// ```
+/// use mongo_schema::infer::{self, Census, Options};
+/// use mongo_schema::spec::{CollectionSpec, IndexKind, IndexSpec};
+/// let mut census = Census::new();
+/// census.add(&bson::rawdoc! { "email": "a@example.com" })?;
+/// let live = CollectionSpec::new("users")
+///     .index(IndexSpec::new([("email", IndexKind::Ascending)]).unique(true));
+/// let inference = infer::infer_live(&census, &live, &Options::default())?;
+/// assert!(inference.source.contains("    index(keys(email), unique),\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`InferError::BadCollectionName`] when the spec's name cannot name a collection.
+pub fn infer_live(
+    census: &Census,
+    live: &crate::spec::CollectionSpec,
+    options: &Options,
+) -> Result<Inference, InferError> {
+    check_name(&live.name)?;
+    let mut model = model::build(census, &live.name, options);
+    let (attributes, notes) = declare::attributes(&model, live);
+    model.attributes = attributes;
+    model.notes.extend(notes);
+    Ok(Inference {
+        source: rust::source(&model, census.documents),
+        validator: validator::root(&model),
+        model,
+    })
+}
+
 /// The validator the types [`infer`] writes will derive, built with the generator the derive
 /// uses (each field through its Rust type's `MongoSchema` impl, each struct through the
 /// derive's runtime builder), without compiling anything. The collection's name does not change
@@ -126,7 +163,7 @@ pub struct Exception {
 /// generated types.
 #[derive(Debug)]
 pub struct Proof {
-    validator: Validator,
+    validator: std::sync::Arc<Validator>,
     /// Documents checked.
     pub checked: u64,
     /// Documents accepted.
@@ -142,11 +179,54 @@ impl Proof {
     /// The schema does not compile (a pattern PCRE2 rejects); `infer` writes none.
     pub fn new(validator: &JsonSchema) -> Result<Proof, CompileError> {
         Ok(Proof {
-            validator: Validator::new(validator)?,
+            validator: std::sync::Arc::new(Validator::new(validator)?),
             checked: 0,
             accepted: 0,
             exceptions: Vec::new(),
         })
+    }
+
+    /// An empty proof against the same validator, for one part of a scan split across cores;
+    /// [`Proof::merge`] puts the parts back together in scan order.
+    pub fn part(&self) -> Proof {
+        Proof {
+            validator: std::sync::Arc::clone(&self.validator),
+            checked: 0,
+            accepted: 0,
+            exceptions: Vec::new(),
+        }
+    }
+
+    /// Appends the proof of the documents scanned after these: counts add, and `later`'s
+    /// exceptions follow, their positions counted from the start of the whole scan.
+    ///
+    /// ```
+    /// use mongo_schema::infer::{self, Census, Options, Proof};
+    /// let docs = [bson::rawdoc! { "a": 1 }, bson::rawdoc! { "a": "x" }, bson::rawdoc! {}];
+    /// let mut census = Census::new();
+    /// census.add(&docs[0])?;
+    /// let inference = infer::infer(&census, "c", &Options::default())?;
+    /// let mut whole = Proof::new(&inference.validator)?;
+    /// docs.iter().for_each(|d| whole.check(d));
+    /// let mut first = whole.part();
+    /// first.check(&docs[0]);
+    /// let mut rest = whole.part();
+    /// docs[1..].iter().for_each(|d| rest.check(d));
+    /// first.merge(rest);
+    /// assert_eq!((first.checked, first.accepted), (whole.checked, whole.accepted));
+    /// assert_eq!(first.exceptions[1].index, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge(&mut self, later: Proof) {
+        let before = self.checked;
+        self.checked += later.checked;
+        self.accepted += later.accepted;
+        let room = MAX_EXCEPTIONS.saturating_sub(self.exceptions.len());
+        self.exceptions
+            .extend(later.exceptions.into_iter().take(room).map(|mut e| {
+                e.index += before;
+                e
+            }));
     }
 
     /// Checks one document, its structure first as the server does on insert (nesting deeper

@@ -146,6 +146,36 @@ pub struct Model {
     pub enums: Vec<Enum>,
     /// Compromises, one sentence each, with the path.
     pub notes: Vec<String>,
+    /// The root's `#[mongo(...)]` keys after `collection = ...` (`index(...)`, options), for a
+    /// collection read from a deployment.
+    pub attributes: Vec<String>,
+    /// A polymorphic collection: the root is an internally tagged enum with these variants
+    /// (the root struct keeps every field, for index paths).
+    pub tagged: Option<Tagged>,
+}
+
+/// An internally tagged root enum: one variant per value of the discriminator.
+#[derive(Clone, Debug)]
+pub struct Tagged {
+    /// The discriminator's stored name (`#[serde(tag = ...)]`).
+    pub tag: String,
+    /// The `rename_all` rule that fits every variant's value, if one does.
+    pub rename_all: Option<&'static str>,
+    /// The variants, in the order their values were first seen.
+    pub variants: Vec<Variant>,
+}
+
+/// One variant of a [`Tagged`] root: the documents whose discriminator holds `value`.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The Rust name.
+    pub ident: String,
+    /// The discriminator's value.
+    pub value: String,
+    /// The fields its documents have (the discriminator aside); none makes a unit variant.
+    pub fields: Vec<Field>,
+    /// How the fields are renamed.
+    pub names: FieldNames,
 }
 
 impl Model {
@@ -185,6 +215,10 @@ impl Options {
 struct Builder<'a> {
     options: &'a Options,
     model: Model,
+    /// The discriminator of a polymorphic collection, left out of the root's fields.
+    tag: Option<String>,
+    /// The root fields' types before `Option` for sometimes missing, in field order.
+    root_base: Vec<Ty>,
     /// Every type name taken, reserved names included.
     taken: HashSet<String>,
 }
@@ -198,7 +232,11 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
             structs: Vec::new(),
             enums: Vec::new(),
             notes: Vec::new(),
+            attributes: Vec::new(),
+            tagged: None,
         },
+        tag: discriminator(census),
+        root_base: Vec::new(),
         taken: names::RESERVED_TYPES
             .iter()
             .map(|s| (*s).to_owned())
@@ -221,10 +259,132 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
     }
     let root_name = b.type_name(&names::singular(&names::pascal(collection)), "", "Document");
     b.structure(&census.root, "", root_name);
+    if let Some(tag) = b.tag.clone() {
+        b.polymorph(census, &tag);
+    }
     b.model
 }
 
+/// The root field whose values partition field presence, if one does: present in every
+/// document as one of 2 to [`MAX_VARIANTS`](super::census::MAX_VARIANTS) short strings that
+/// repeat (no more values than half the documents), and
+/// deciding the presence of at least one other field (every document with a given value has it,
+/// or none has; some values have it and some do not). Of several, the one deciding most fields.
+fn discriminator(census: &Census) -> Option<String> {
+    let mut best: Option<(usize, &str)> = None;
+    for (key, partition) in &census.partitions {
+        // Names a tag cannot carry well: `_id`, paths, operators.
+        if key == "_id" || key.contains('.') || key.starts_with('$') {
+            continue;
+        }
+        let Some(values) = &partition.values else {
+            continue;
+        };
+        let documents: u64 = values.values().map(|p| p.documents).sum();
+        // Values must repeat (at most one per two documents): in a small sample a name or an
+        // id would otherwise "decide" every field its few documents happen to have.
+        if values.len() < 2 || documents != census.documents || values.len() as u64 * 2 > documents
+        {
+            continue;
+        }
+        let mut fields: Vec<&str> = Vec::new();
+        for presence in values.values() {
+            for field in presence.fields.keys() {
+                if field != key && !fields.contains(&field.as_str()) {
+                    fields.push(field);
+                }
+            }
+        }
+        let decided = fields
+            .iter()
+            .filter(|field| {
+                let counts = values
+                    .values()
+                    .map(|p| (p.fields.get(**field).copied().unwrap_or(0), p.documents));
+                let (mut with, mut without) = (false, false);
+                for (n, of) in counts {
+                    if n == 0 {
+                        without = true;
+                    } else if n == of {
+                        with = true;
+                    } else {
+                        return false;
+                    }
+                }
+                with && without
+            })
+            .count();
+        if decided > 0 && best.is_none_or(|(n, _)| decided > n) {
+            best = Some((decided, key));
+        }
+    }
+    best.map(|(_, key)| key.to_owned())
+}
+
 impl Builder<'_> {
+    /// Makes the root an internally tagged enum on `tag`: per value, the root fields its
+    /// documents have, each optional exactly when some of those documents lack it.
+    fn polymorph(&mut self, census: &Census, tag: &str) {
+        let Some(values) = census.partitions.get(tag).and_then(|p| p.values.as_ref()) else {
+            return;
+        };
+        let stored: Vec<String> = values.keys().cloned().collect();
+        let (idents, rename_all) = names::variants(&stored);
+        let root = &self.model.structs[0];
+        let mut variants = Vec::new();
+        for ((ident, value), presence) in idents.into_iter().zip(values.values()) {
+            let fields: Vec<Field> = root
+                .fields
+                .iter()
+                .zip(&self.root_base)
+                .filter_map(|(f, base)| {
+                    let n = presence.fields.get(&f.name).copied().unwrap_or(0);
+                    if n == 0 {
+                        return None;
+                    }
+                    let sometimes_missing = n < presence.documents || f.name.contains('.');
+                    let ty = if sometimes_missing && !base.is_option() {
+                        Ty::Option(Box::new(base.clone()))
+                    } else {
+                        base.clone()
+                    };
+                    Some(Field {
+                        ty,
+                        sometimes_missing,
+                        ..f.clone()
+                    })
+                })
+                .collect();
+            let names = if names::camel_case_fits(
+                fields.iter().map(|f| (f.ident.as_str(), f.name.as_str())),
+            ) && !fields.is_empty()
+            {
+                FieldNames::CamelCase
+            } else {
+                FieldNames::AsIs
+            };
+            variants.push(Variant {
+                ident,
+                value,
+                fields,
+                names,
+            });
+        }
+        self.note(
+            tag,
+            format!(
+                "the discriminator of {} kinds of documents, each with its own fields: the root \
+                 is an internally tagged enum",
+                variants.len()
+            ),
+        );
+        self.model.tagged = Some(Tagged {
+            tag: tag.to_owned(),
+            rename_all,
+            variants,
+        });
+    }
+
     /// A free type name: `wanted`, else `parent` + `wanted`, else `wanted2`, `wanted3`...
     fn type_name(&mut self, wanted: &str, parent: &str, fallback: &str) -> String {
         let wanted = if wanted.is_empty() { fallback } else { wanted };
@@ -265,6 +425,10 @@ impl Builder<'_> {
         let mut idents = HashSet::new();
         let mut fields = Vec::new();
         for (key, child) in named {
+            if path.is_empty() && self.tag.as_deref() == Some(key.as_str()) {
+                // Written as the enum's tag, never as a field: serde consumes it.
+                continue;
+            }
             let child_path = if path.is_empty() {
                 key.clone()
             } else {
@@ -308,6 +472,9 @@ impl Builder<'_> {
                         child.lengths.p99().unwrap_or(lengths.max)
                     ),
                 );
+            }
+            if path.is_empty() {
+                self.root_base.push(ty.clone());
             }
             let ty = if sometimes_missing && !ty.is_option() {
                 Ty::Option(Box::new(ty))
@@ -544,6 +711,100 @@ mod tests {
 
     fn field<'a>(m: &'a Model, name: &str) -> &'a Field {
         m.structs[0].fields.iter().find(|f| f.name == name).unwrap()
+    }
+
+    fn tag_of(docs: &[bson::Document]) -> Option<String> {
+        model(docs, false).tagged.map(|t| t.tag)
+    }
+
+    #[test]
+    fn a_discriminator_deciding_field_presence_makes_a_tagged_root() {
+        let docs = [
+            bson::doc! { "_id": 1, "kind": "book", "title": "a", "isbn": "1" },
+            bson::doc! { "_id": 2, "kind": "course", "title": "b", "hours": 2.5 },
+            bson::doc! { "_id": 3, "kind": "book", "title": "c", "isbn": "2", "note": "x" },
+            bson::doc! { "_id": 4, "kind": "gone" },
+            bson::doc! { "_id": 5, "kind": "course", "title": "d", "hours": 1.0 },
+            bson::doc! { "_id": 6, "kind": "gone" },
+        ];
+        let m = model(&docs, false);
+        let tagged = m.tagged.as_ref().expect("kind partitions isbn and hours");
+        assert_eq!(tagged.tag, "kind");
+        let shape: Vec<(&str, Vec<(&str, bool)>)> = tagged
+            .variants
+            .iter()
+            .map(|v| {
+                let fields = v
+                    .fields
+                    .iter()
+                    .map(|f| (f.name.as_str(), f.is_required()))
+                    .collect();
+                (v.value.as_str(), fields)
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (
+                    "book",
+                    vec![
+                        ("_id", true),
+                        ("title", true),
+                        ("isbn", true),
+                        ("note", false)
+                    ]
+                ),
+                (
+                    "course",
+                    vec![("_id", true), ("title", true), ("hours", true)]
+                ),
+                ("gone", vec![("_id", true)]),
+            ]
+        );
+        // The tag is the enum's, never a field.
+        assert!(m.structs[0].fields.iter().all(|f| f.name != "kind"));
+    }
+
+    #[test]
+    fn no_discriminator_without_a_field_it_decides() {
+        // `status` values do not decide `shipped` (some shipped orders lack it).
+        let orders = [
+            bson::doc! { "status": "new" },
+            bson::doc! { "status": "shipped", "shipped": 1 },
+            bson::doc! { "status": "shipped" },
+        ];
+        assert_eq!(tag_of(&orders), None);
+        // A document without the field, or a value that is not a string, rules it out.
+        let missing = [
+            bson::doc! { "t": "a", "x": 1 },
+            bson::doc! { "t": "b", "y": 1 },
+            bson::doc! { "y": 2 },
+        ];
+        assert_eq!(tag_of(&missing), None);
+        let number = [
+            bson::doc! { "t": "a", "x": 1 },
+            bson::doc! { "t": 2, "y": 1 },
+        ];
+        assert_eq!(tag_of(&number), None);
+        // One value only is no polymorphism; values that do not repeat (names) are none either.
+        assert_eq!(tag_of(&[bson::doc! { "t": "a", "x": 1 }]), None);
+        let names = [
+            bson::doc! { "name": "Ada", "tags": ["x"] },
+            bson::doc! { "name": "Grace" },
+        ];
+        assert_eq!(tag_of(&names), None);
+    }
+
+    #[test]
+    fn the_candidate_deciding_most_fields_wins() {
+        let docs = [
+            bson::doc! { "shape": "x", "kind": "a", "p": 1, "q": 1 },
+            bson::doc! { "shape": "y", "kind": "a", "p": 1, "q": 1, "s": 1 },
+            bson::doc! { "shape": "x", "kind": "b", "r": 1 },
+            bson::doc! { "shape": "y", "kind": "b", "r": 1, "s": 1 },
+        ];
+        // `shape` decides `s` only; `kind` decides p, q and r.
+        assert_eq!(tag_of(&docs).as_deref(), Some("kind"));
     }
 
     #[test]

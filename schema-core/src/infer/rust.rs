@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::model::{Enum, FieldNames, Model, Struct, Ty};
+use super::model::{Enum, Field, FieldNames, Model, Struct, Tagged, Ty};
 use super::names;
 
 /// The Rust source of the model.
@@ -26,7 +26,10 @@ pub fn source(model: &Model, documents: u64) -> String {
     }
     for (i, s) in model.structs.iter().enumerate() {
         out.push('\n');
-        write_struct(&mut out, model, s, i == 0);
+        match (&model.tagged, i) {
+            (Some(tagged), 0) => write_tagged(&mut out, model, tagged),
+            _ => write_struct(&mut out, model, s, i == 0),
+        }
     }
     for e in &model.enums {
         out.push('\n');
@@ -58,23 +61,88 @@ fn is_unsafe_in_comment(c: char) -> bool {
     c.is_control() || bidi
 }
 
+/// The root's `#[mongo(collection = ..., ...)]`.
+fn write_collection(out: &mut String, model: &Model) {
+    if model.attributes.is_empty() {
+        let _ = writeln!(out, "#[mongo(collection = {:?})]", model.collection);
+    } else {
+        out.push_str("#[mongo(\n");
+        let _ = writeln!(out, "    collection = {:?},", model.collection);
+        for attr in &model.attributes {
+            let _ = writeln!(out, "    {attr},");
+        }
+        out.push_str(")]\n");
+    }
+}
+
 fn write_struct(out: &mut String, model: &Model, s: &Struct, root: bool) {
     if !root {
         let _ = writeln!(out, "// at {}", one_line(&s.path));
     }
     out.push_str("#[derive(Debug, Clone, Serialize, Deserialize, MongoSchema)]\n");
     if root {
-        let _ = writeln!(out, "#[mongo(collection = {:?})]", model.collection);
+        write_collection(out, model);
     }
     if s.names == FieldNames::CamelCase {
         out.push_str("#[serde(rename_all = \"camelCase\")]\n");
     }
     let _ = writeln!(out, "pub struct {} {{", s.name);
-    for f in &s.fields {
-        if let Some(note) = &f.note {
-            let _ = writeln!(out, "    // {}", one_line(note));
+    write_fields(out, model, &s.fields, s.names, "    ", "pub ");
+    out.push_str("}\n");
+}
+
+/// A polymorphic root: an internally tagged enum, one variant per discriminator value.
+fn write_tagged(out: &mut String, model: &Model, tagged: &Tagged) {
+    out.push_str("#[derive(Debug, Clone, Serialize, Deserialize, MongoSchema)]\n");
+    write_collection(out, model);
+    match tagged.rename_all {
+        Some(rule) => {
+            let _ = writeln!(
+                out,
+                "#[serde(tag = {:?}, rename_all = {rule:?})]",
+                tagged.tag
+            );
         }
-        let serde_name = match s.names {
+        None => {
+            let _ = writeln!(out, "#[serde(tag = {:?})]", tagged.tag);
+        }
+    }
+    let _ = writeln!(out, "pub enum {} {{", model.structs[0].name);
+    for v in &tagged.variants {
+        let mut attrs = Vec::new();
+        if names::variant_renamed(&v.ident, &v.value, tagged.rename_all) {
+            attrs.push(format!("rename = {:?}", v.value));
+        }
+        if v.names == FieldNames::CamelCase {
+            attrs.push("rename_all = \"camelCase\"".to_owned());
+        }
+        if !attrs.is_empty() {
+            let _ = writeln!(out, "    #[serde({})]", attrs.join(", "));
+        }
+        if v.fields.is_empty() {
+            let _ = writeln!(out, "    {},", v.ident);
+        } else {
+            let _ = writeln!(out, "    {} {{", v.ident);
+            write_fields(out, model, &v.fields, v.names, "        ", "");
+            out.push_str("    },\n");
+        }
+    }
+    out.push_str("}\n");
+}
+
+fn write_fields(
+    out: &mut String,
+    model: &Model,
+    fields: &[Field],
+    names: FieldNames,
+    indent: &str,
+    vis: &str,
+) {
+    for f in fields {
+        if let Some(note) = &f.note {
+            let _ = writeln!(out, "{indent}// {}", one_line(note));
+        }
+        let serde_name = match names {
             FieldNames::CamelCase => names::camel_case(names::unraw(&f.ident)),
             FieldNames::AsIs => names::unraw(&f.ident).to_owned(),
         };
@@ -87,11 +155,15 @@ fn write_struct(out: &mut String, model: &Model, s: &Struct, root: bool) {
             attrs.push("skip_serializing_if = \"Option::is_none\"".to_owned());
         }
         if !attrs.is_empty() {
-            let _ = writeln!(out, "    #[serde({})]", attrs.join(", "));
+            let _ = writeln!(out, "{indent}#[serde({})]", attrs.join(", "));
         }
-        let _ = writeln!(out, "    pub {}: {},", f.ident, rust_type(model, &f.ty));
+        let _ = writeln!(
+            out,
+            "{indent}{vis}{}: {},",
+            f.ident,
+            rust_type(model, &f.ty)
+        );
     }
-    out.push_str("}\n");
 }
 
 fn write_enum(out: &mut String, e: &Enum) {

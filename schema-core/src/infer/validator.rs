@@ -3,25 +3,44 @@
 //! runtime builder the derive's expansion calls (`derive_support::Object`), so the prediction
 //! is the derive's by construction. The tests compile the source and compare.
 
-use crate::generate::derive_support::{Object, any_of, string_enum};
+use crate::generate::derive_support::{Object, any_of, internal, string_enum};
 use crate::generate::{MongoSchema, SchemaGenerator, array_of, map_of, nullable, root_schema};
 use crate::schema::JsonSchema;
 
-use super::model::{Model, Ty};
+use super::model::{Field, Model, Ty};
 
 /// The `$jsonSchema` of the model's root type, as `<Root as MongoSchema>::root_schema()` builds
 /// it (what `#[mongo(collection)]` puts in the collection's validator).
 pub fn root(model: &Model) -> JsonSchema {
     let mut g = SchemaGenerator::default();
-    root_schema(structure(model, 0, &mut g))
+    let schema = match &model.tagged {
+        // The derive's `enumeration` for `#[serde(tag)]`: one `internal` branch per variant,
+        // its content the variant's fields as a struct body (none for a unit variant).
+        Some(tagged) => any_of(
+            tagged
+                .variants
+                .iter()
+                .map(|v| {
+                    let content = (!v.fields.is_empty()).then(|| object(model, &v.fields, &mut g));
+                    internal(&tagged.tag, &[v.value.as_str()], content)
+                })
+                .collect(),
+        ),
+        None => structure(model, 0, &mut g),
+    };
+    root_schema(schema)
 }
 
 /// A struct body, as `derive_support::object_of` builds it from the derive's field table: no
 /// `deny_unknown_fields`, one property per field, required as [`super::model::Field::is_required`]
 /// says. No doc comments are written, so no description is added.
 fn structure(model: &Model, index: usize, g: &mut SchemaGenerator) -> JsonSchema {
+    object(model, &model.structs[index].fields, g)
+}
+
+fn object(model: &Model, fields: &[Field], g: &mut SchemaGenerator) -> JsonSchema {
     let mut o = Object::new(false);
-    for f in &model.structs[index].fields {
+    for f in fields {
         let schema = ty(model, &f.ty, g);
         o.prop(&f.name, f.is_required(), schema);
     }

@@ -43,6 +43,7 @@ mod state;
 mod version;
 mod wire;
 
+pub use commands::index_stats::IndexAccess;
 pub use evaluator::{FnEvaluator, SchemaEvaluator};
 pub use failure::{FailAction, Failure};
 pub use options::{Quirks, TestServerOptions};

@@ -33,14 +33,16 @@ pub fn run(
             hide_before_drop: args.hide,
             ..PlanOptions::default()
         };
-        let (changes, plan) = converge::plan(&deployment.db, &declared, options.clone())
-            .await
-            .map_err(|e| {
-                e.context(format!(
-                    "cannot read the catalog of {}",
-                    deployment.shown_uri
-                ))
-            })?;
+        let policy = args.indexes.policy();
+        let (changes, plan) =
+            converge::plan_with(&deployment.db, &declared, options.clone(), &policy)
+                .await
+                .map_err(|e| {
+                    e.context(format!(
+                        "cannot read the catalog of {}",
+                        deployment.shown_uri
+                    ))
+                })?;
         // Drift a plan does not fix (an unowned index kept without --prune) is exit 1, as `plan`
         // and `check` say, even when nothing runs.
         let settled = if converge::drift_remains(&changes, &plan, &options) {
@@ -72,14 +74,21 @@ pub fn run(
                 return Ok(Outcome::Findings);
             }
         }
-        let applied = converge::apply_reporting(&deployment.db, &plan, |step| {
-            console.out(&format!(
-                "{} {}: {}\n",
-                paint("done", Paint::Green, colour),
-                step.collection,
-                step.summary
-            ));
-        })
+        // Index builds draw their progress from currentOp on stderr, on a terminal only.
+        let progress = console.progress;
+        let applied = converge::apply_showing(
+            &deployment.db,
+            &plan,
+            |step| {
+                console.out(&format!(
+                    "{} {}: {}\n",
+                    paint("done", Paint::Green, colour),
+                    step.collection,
+                    step.summary
+                ));
+            },
+            progress,
+        )
         .await;
         console.out(&render::human::applied(&applied, colour));
         if args.yes && settled == Outcome::Findings {

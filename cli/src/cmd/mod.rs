@@ -9,6 +9,7 @@ pub mod generate;
 pub mod infer;
 pub mod lint;
 pub mod plan;
+pub mod plan_indexes;
 pub mod snapshot;
 pub mod validate;
 

@@ -175,6 +175,14 @@ fn hiding_shows_the_usage_and_is_never_refused() {
         Some(&server),
     );
     assert!(!text.contains("kept:"), "{text}");
+    // The collMod that hid it restarted its counters: 0 ops, but only since just now, so the
+    // drop waits for --unused-for of silence.
+    let (_, text) = run_in(&prune_args("plan", &uri(&server), &[]), "", Some(&server));
+    assert!(
+        text.contains("kept: 0 operations, but counted only since"),
+        "{text}"
+    );
+    assert!(text.contains("(less than a day ago"), "{text}");
 }
 
 #[test]

@@ -522,6 +522,88 @@ mod tests {
         );
     }
 
+    fn step(collection: &str, command: Document, depends_on: Vec<usize>) -> Step {
+        Step {
+            collection: collection.to_owned(),
+            command,
+            summary: "a step".to_owned(),
+            expensive: false,
+            estimated_documents: None,
+            risk: None,
+            depends_on,
+        }
+    }
+
+    #[test]
+    fn a_kept_drop_holds_back_the_build_that_needs_its_name() {
+        let extra = Change {
+            collection: "c".to_owned(),
+            aspect: Aspect::Index("a_1".to_owned()),
+            kind: ChangeKind::ExtraIndex,
+            declared: None,
+            live: None,
+            fields: Vec::new(),
+            reason: String::new(),
+        };
+        let mut plan = Plan {
+            steps: vec![
+                step(
+                    "c",
+                    bson::doc! {"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]},
+                    vec![],
+                ),
+                step("c", bson::doc! {"dropIndexes": "c", "index": "a_1"}, vec![]),
+                step(
+                    "c",
+                    bson::doc! {"createIndexes": "c", "indexes": [{"key": {"z": 1}, "name": "a_1"}]},
+                    vec![1],
+                ),
+                step(
+                    "c",
+                    bson::doc! {"collMod": "c", "index": {"name": "b_1", "hidden": false}},
+                    vec![0],
+                ),
+            ],
+            skipped: Vec::new(),
+        };
+        let now = DateTime::from_millis(100 * DAY);
+        let usage = BTreeMap::from([(
+            "c".to_owned(),
+            Ok(Usage::from([("a_1".to_owned(), vec![host(2, 30, now)])])),
+        )]);
+        guard(
+            &mut plan,
+            &[extra],
+            &Source::Live(&usage),
+            &IndexPolicy::default(),
+            now,
+        );
+        let kinds: Vec<&str> = plan
+            .steps
+            .iter()
+            .map(|s| s.command.keys().next().unwrap().as_str())
+            .collect();
+        assert_eq!(kinds, ["createIndexes", "collMod"]);
+        assert_eq!(plan.steps[1].depends_on, vec![0], "renumbered");
+        assert_eq!(plan.skipped.len(), 2);
+        assert_eq!(plan.skipped[0].kind, ChangeKind::ExtraIndex);
+        assert!(
+            plan.skipped[0]
+                .reason
+                .starts_with("kept: 2 operations used it"),
+            "{}",
+            plan.skipped[0].reason
+        );
+        assert_eq!(plan.skipped[1].kind, ChangeKind::MissingIndex);
+        assert!(
+            plan.skipped[1]
+                .reason
+                .contains("needs the drop of index a_1"),
+            "{}",
+            plan.skipped[1].reason
+        );
+    }
+
     proptest::proptest! {
         /// Whatever the hosts say, a drop is allowed only when no host counts an operation and
         /// every host has counted for at least the window.

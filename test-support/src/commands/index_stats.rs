@@ -139,6 +139,45 @@ pub(crate) fn stage(
     Ok(out)
 }
 
+/// Restarts an index's counters after a `collMod` of it (named by `name` or `keyPattern`).
+///
+/// Source: the manual's `$indexStats` page: "Modification of an existing index (see collMod
+/// command) resets the statistics for that index."
+pub(crate) fn reset(state: &mut State, db: &str, collection: &str, change: &Document) {
+    let Some(target) = state.collection(db, collection) else {
+        return;
+    };
+    let name = match (change.get_str("name"), change.get_document("keyPattern")) {
+        (Ok(name), _) => Some(name.to_owned()),
+        (_, Ok(keys)) => target
+            .indexes
+            .iter()
+            .find(|i| i.spec.get_document("key").is_ok_and(|k| k == keys))
+            .map(|i| i.name().to_owned()),
+        _ => None,
+    };
+    if let Some(name) = name {
+        let since = DateTime::now();
+        let entries = state
+            .usage
+            .accesses
+            .entry(key(db, collection, &name))
+            .or_default();
+        if entries.is_empty() {
+            entries.push(IndexAccess {
+                host: None,
+                shard: None,
+                ops: 0,
+                since,
+            });
+        }
+        for entry in entries.iter_mut() {
+            entry.ops = 0;
+            entry.since = since;
+        }
+    }
+}
+
 /// Counts a `find` with a `hint` (an index name or key pattern) as a use of that index.
 ///
 /// Source: the manual's `$indexStats` page: `accesses.ops` counts user operations that used

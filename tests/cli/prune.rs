@@ -82,6 +82,10 @@ fn a_used_index_is_kept_without_force_and_dropped_with_it() {
     assert_eq!(outcome, Outcome::Findings, "{text}");
     assert!(server.commands_named("dropIndexes").is_empty(), "{text}");
     assert!(author_index(&server).is_some(), "{text}");
+    assert!(
+        text.contains("kept: articles: index author_1: 1 operation used it"),
+        "apply says what it kept and why: {text}"
+    );
     let (outcome, text) = run_in(&prune_args("apply", &uri, &["--force"]), "", Some(&server));
     assert_eq!(outcome, Outcome::Clean, "{text}");
     assert_eq!(server.commands_named("dropIndexes").len(), 1, "{text}");

@@ -96,6 +96,10 @@ pub fn run(
             for line in summary.lines().filter(|l| l.starts_with("kept:")) {
                 console.out(&format!("{line}\n"));
             }
+            // The drops `$indexStats` evidence kept, with why (the plan was not shown).
+            for kept in crate::indexes::usage::kept_by_evidence(&plan) {
+                console.out(&format!("{kept}\n"));
+            }
         }
         match applied.failed.as_slice() {
             [] => Ok(settled),

@@ -318,6 +318,22 @@ pub fn guard(
     }
 }
 
+/// The lines `apply --yes` prints for the drops the evidence kept (and the steps held back
+/// with them): `kept: articles: index author_1: 1 operation used it, ...`.
+pub fn kept_by_evidence(plan: &Plan) -> Vec<String> {
+    plan.skipped
+        .iter()
+        .filter_map(|s| {
+            let reason = s.reason.strip_prefix("kept: ").or_else(|| {
+                s.reason
+                    .contains("which the usage evidence keeps")
+                    .then_some(s.reason.as_str())
+            })?;
+            Some(format!("kept: {}: {}: {reason}", s.collection, s.aspect))
+        })
+        .collect()
+}
+
 /// Why the evidence keeps an index, and the way out.
 fn reason(evidence: &Evidence, window: &str, now: DateTime) -> String {
     match evidence {

@@ -209,6 +209,39 @@ pub struct PlanArgs {
     /// their absence can be watched before a later drop.
     #[arg(long, requires = "prune")]
     pub hide: bool,
+    /// Index usage evidence and build options.
+    #[command(flatten)]
+    pub indexes: IndexArgs,
+}
+
+/// How `plan` and `apply` judge index drops (`$indexStats`) and run builds.
+#[derive(Clone, Debug, Args)]
+pub struct IndexArgs {
+    /// With --prune, drop an index only when `$indexStats` shows no operation on any host for
+    /// at least this long: `14d`, `36h`, `2w` (a unit is required; 1m to 365d). An index that
+    /// shows use, or counts for less than this, is kept and the plan says why.
+    #[arg(
+        long,
+        default_value = "14d",
+        value_parser = parse_unused_for,
+        value_name = "DURATION"
+    )]
+    pub unused_for: Duration,
+    /// With --prune, drop indexes the usage evidence would keep.
+    #[arg(long, requires = "prune")]
+    pub force: bool,
+    /// `commitQuorum` of each index build (replica sets and sharded clusters; 4.4+): a number
+    /// of members (0 to 50), `majority`, `votingMembers` (the server's default), or a replica
+    /// set tag name.
+    #[arg(long, value_parser = crate::indexes::cost::parse_commit_quorum, value_name = "QUORUM")]
+    pub commit_quorum: Option<bson::Bson>,
+}
+
+impl IndexArgs {
+    /// The policy these flags ask for.
+    pub fn policy(&self) -> crate::indexes::IndexPolicy {
+        crate::indexes::IndexPolicy::new(self.unused_for, self.force, self.commit_quorum.clone())
+    }
 }
 
 /// `apply`.
@@ -234,6 +267,9 @@ pub struct ApplyArgs {
     /// without it: declare "warn" first, or fix the documents until `audit` is clean).
     #[arg(long)]
     pub allow_tightening: bool,
+    /// Index usage evidence and build options.
+    #[command(flatten)]
+    pub indexes: IndexArgs,
 }
 
 /// `audit`.
@@ -485,9 +521,80 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// The longest `--unused-for`: `$indexStats` counters restart with the server, so a year
+/// covers every deployment that has been up long enough to judge.
+pub const MAX_UNUSED_FOR: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Parses `--unused-for`: a number with a unit (`s`, `m`, `h`, `d`, `w`), from one minute to
+/// [`MAX_UNUSED_FOR`]. Unlike the other durations a bare number is refused: `14` could be
+/// seconds or days.
+///
+/// # Errors
+/// A message naming the accepted forms, or the range.
+pub fn parse_unused_for(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 14d, 36h, 2w"))?;
+    let seconds = match unit.trim() {
+        "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86_400.0,
+        "w" => value * 7.0 * 86_400.0,
+        "" => {
+            return Err(format!(
+                "invalid duration {text:?}: give a unit, e.g. {text}d for days"
+            ));
+        }
+        other => {
+            return Err(format!(
+                "invalid duration unit {other:?}: expected s, m, h, d or w"
+            ));
+        }
+    };
+    if !seconds.is_finite() || seconds < 60.0 {
+        return Err(format!("invalid duration {text:?}: at least 1m"));
+    }
+    if seconds > MAX_UNUSED_FOR.as_secs_f64() {
+        return Err(format!("invalid duration {text:?}: at most 365d"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unused_for_takes_days_and_weeks_and_names_its_range() {
+        assert_eq!(
+            parse_unused_for("14d"),
+            Ok(crate::indexes::DEFAULT_UNUSED_FOR)
+        );
+        assert_eq!(
+            parse_unused_for("2w"),
+            Ok(crate::indexes::DEFAULT_UNUSED_FOR)
+        );
+        assert_eq!(parse_unused_for("36h"), Ok(Duration::from_secs(36 * 3600)));
+        assert_eq!(parse_unused_for("365d"), Ok(MAX_UNUSED_FOR));
+        assert!(parse_unused_for("14").unwrap_err().contains("give a unit"));
+        assert!(parse_unused_for("30s").unwrap_err().contains("at least 1m"));
+        assert!(
+            parse_unused_for("366d")
+                .unwrap_err()
+                .contains("at most 365d")
+        );
+        assert!(parse_unused_for("99999999999999999999999d").is_err());
+        assert!(parse_unused_for("1e400d").is_err());
+        assert!(parse_unused_for("3 fortnights").is_err());
+        assert!(parse_unused_for("-1d").is_err());
+        assert!(parse_unused_for("").is_err());
+    }
 
     #[test]
     fn durations_accept_units_and_bare_seconds() {

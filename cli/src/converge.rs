@@ -19,8 +19,9 @@ use mongo_schema::plural;
 use mongo_schema::spec::CollectionSpec;
 use mongodb::Database;
 
+pub use crate::indexes::IndexPolicy;
 pub use crate::report::Applied;
-use crate::{catalog, deployment};
+use crate::{catalog, deployment, indexes};
 
 /// Checks each declaration as the server's `create` would (its `$jsonSchema` through the
 /// server-faithful parser among them), so that `check`, `plan` and `apply` refuse with exit 2 a
@@ -165,10 +166,42 @@ pub async fn plan(
     declared: &[CollectionSpec],
     options: PlanOptions,
 ) -> anyhow::Result<(Vec<Change>, Plan)> {
+    plan_with(db, declared, options, &IndexPolicy::default()).await
+}
+
+/// [`plan`] under an [`IndexPolicy`]: each build shows its collection's data size (from
+/// `$collStats`) and carries the policy's `commitQuorum`; with `options.prune`, each index
+/// the plan would drop or hide shows its `$indexStats` usage, and a drop that evidence does not
+/// allow is kept (a skipped change saying why) unless the policy forces it.
+///
+/// # Errors
+/// A command the server refuses or a lost connection (an unreadable `$indexStats` is not one:
+/// it keeps the index).
+pub async fn plan_with(
+    db: &Database,
+    declared: &[CollectionSpec],
+    options: PlanOptions,
+    policy: &IndexPolicy,
+) -> anyhow::Result<(Vec<Change>, Plan)> {
     let changes = changes(db, declared, 16).await?;
     let mut options = options;
-    options.estimated_documents = estimate_counts(db, &collections_with_builds(&changes)).await?;
-    let plan = plan_changes(&changes, &options);
+    let sizes = indexes::cost::read_sizes(db, &collections_with_builds(&changes)).await?;
+    options.estimated_documents = sizes
+        .iter()
+        .map(|(name, size)| (name.clone(), size.count))
+        .collect();
+    let mut plan = plan_changes(&changes, &options);
+    indexes::cost::annotate(&mut plan, &sizes, policy.commit_quorum.as_ref());
+    if options.prune {
+        let usage = indexes::usage::read_pruned(db, &plan, &changes).await;
+        indexes::usage::guard(
+            &mut plan,
+            &changes,
+            &indexes::usage::Source::Live(&usage),
+            policy,
+            bson::DateTime::now(),
+        );
+    }
     Ok((changes, plan))
 }
 
@@ -185,10 +218,17 @@ pub async fn apply(db: &Database, plan: &Plan) -> Applied {
 }
 
 /// As [`apply`], calling `on_done` as each step succeeds (index builds can take long).
-pub async fn apply_reporting(
+pub async fn apply_reporting(db: &Database, plan: &Plan, on_done: impl FnMut(&Step)) -> Applied {
+    apply_showing(db, plan, on_done, false).await
+}
+
+/// As [`apply_reporting`], drawing each index build's progress from `currentOp` on stderr when
+/// `progress` (stderr is a terminal; [`indexes::progress`]).
+pub async fn apply_showing(
     db: &Database,
     plan: &Plan,
     mut on_done: impl FnMut(&Step),
+    progress: bool,
 ) -> Applied {
     let mut applied = Applied::default();
     // Positions of the steps that did not happen: a step needing one of them is blocked.
@@ -205,7 +245,12 @@ pub async fn apply_reporting(
             applied.blocked.push((step.clone(), reason));
             continue;
         }
-        let outcome = match db.run_command(step.command.clone()).await {
+        let reply = if progress && indexes::progress::is_build(step) {
+            indexes::progress::run_build(db, step, true).await
+        } else {
+            db.run_command(step.command.clone()).await
+        };
+        let outcome = match reply {
             Ok(_) => read_back(db, step).await,
             Err(e) if deployment_lost(&e) => {
                 applied.failed.push((step.clone(), deployment::explain(&e)));

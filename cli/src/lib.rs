@@ -22,6 +22,7 @@ pub mod console;
 pub mod converge;
 pub mod deployment;
 pub mod hash_seeds;
+pub mod indexes;
 pub mod json_array;
 pub mod redact;
 pub mod render;

@@ -16,7 +16,8 @@
 //! `dropDatabase`, `createIndexes` (listed forms, default names, conflicts 85/86), `dropIndexes`;
 //! `insert` (validation through the [`SchemaEvaluator`]), `find`, `count`, `aggregate` (`$match`,
 //! `$count`, `$group`, `$sort`, `$skip`, `$limit`, `$sample`, `$project`), `explain` (canned or
-//! COLLSCAN). Credentials fail with AuthenticationFailed (18); anything else is CommandNotFound (59).
+//! COLLSCAN), `currentOp` (index builds held by a build delay, with their progress), the
+//! `$indexStats` and `$collStats` stages, `commitQuorum` on `createIndexes`. Credentials fail with AuthenticationFailed (18); anything else is CommandNotFound (59).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -43,6 +44,7 @@ mod state;
 mod version;
 mod wire;
 
+pub use commands::index_stats::IndexAccess;
 pub use evaluator::{FnEvaluator, SchemaEvaluator};
 pub use failure::{FailAction, Failure};
 pub use options::{Quirks, TestServerOptions};

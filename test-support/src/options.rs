@@ -75,4 +75,7 @@ pub struct Quirks {
     /// cluster; pair with [`TestServer::seed_reply`](crate::TestServer::seed_reply) for
     /// `listShards` and seeded `config.collections` documents for shard keys.
     pub mongos: bool,
+    /// Answer `hello` as the primary of a one-member replica set of this name (`setName`,
+    /// `hosts`, `primary`, `me`), so that `createIndexes` accepts `commitQuorum`.
+    pub replica_set: Option<String>,
 }

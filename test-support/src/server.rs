@@ -122,6 +122,26 @@ impl TestServer {
         self.state().evaluator = Some(evaluator);
     }
 
+    /// Makes every `createIndexes` on an existing collection take `delay` (`None`: instant),
+    /// listed by `currentOp` with its progress (`progress: {done, total}` over the collection's
+    /// documents, at a steady pace) until it runs.
+    pub fn set_index_build_delay(&self, delay: Option<std::time::Duration>) {
+        self.state().builds.delay = delay;
+    }
+
+    /// Sets what `$indexStats` reports for one index: one entry per host (an empty list reports
+    /// the index on no host). Without it an index reports 0 ops on this server since start-up,
+    /// plus one op per `find` that hints it.
+    pub fn seed_index_usage(
+        &self,
+        db: &str,
+        collection: &str,
+        index: &str,
+        accesses: Vec<crate::IndexAccess>,
+    ) {
+        self.state().usage.seed(db, collection, index, accesses);
+    }
+
     // ---- seeding and inspection ----
 
     /// Adds (or replaces) a collection from its raw listCollections entry, verbatim: no defaults
@@ -438,6 +458,8 @@ enum Next {
     Close,
     StallThenRun(std::time::Duration),
     StallThenFail(std::time::Duration),
+    /// An index build held for its delay (listed by `currentOp` meanwhile), then run.
+    BuildThenRun(std::time::Duration, i64),
 }
 
 /// The command's `maxTimeMS`, when positive.
@@ -469,6 +491,12 @@ async fn serve_connection(mut stream: TcpStream, shared: Arc<Shared>, connection
             Next::StallThenRun(duration) => {
                 tokio::time::sleep(duration).await;
                 run(&mut lock(&shared), &request.body, connection_id)
+            }
+            Next::BuildThenRun(duration, opid) => {
+                tokio::time::sleep(duration).await;
+                let mut state = lock(&shared);
+                commands::current_op::end(&mut state, opid);
+                run(&mut state, &request.body, connection_id)
             }
             Next::StallThenFail(limit) => {
                 tokio::time::sleep(limit).await;
@@ -556,7 +584,10 @@ fn admit(state: &mut State, body: &Document, connection_id: i64) -> Next {
             Some(limit) if limit < duration => Next::StallThenFail(limit),
             _ => Next::StallThenRun(duration),
         },
-        None => Next::Reply(run(state, body, connection_id)),
+        None => match commands::current_op::begin(state, body) {
+            Some((delay, opid)) => Next::BuildThenRun(delay, opid),
+            None => Next::Reply(run(state, body, connection_id)),
+        },
     }
 }
 

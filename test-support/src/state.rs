@@ -27,6 +27,10 @@ pub(crate) struct State {
     pub(crate) in_flight: HashMap<String, usize>,
     pub(crate) peak_in_flight: HashMap<String, usize>,
     pub(crate) port: u16,
+    /// `$indexStats` counters.
+    pub(crate) usage: crate::commands::index_stats::Usage,
+    /// Index builds held for `currentOp` to see.
+    pub(crate) builds: crate::commands::current_op::Builds,
 }
 
 /// A database: its collections in creation order (listCollections returns them so).
@@ -82,6 +86,8 @@ impl State {
             in_flight: HashMap::new(),
             peak_in_flight: HashMap::new(),
             port,
+            usage: Default::default(),
+            builds: Default::default(),
         }
     }
 

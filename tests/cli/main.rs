@@ -14,6 +14,7 @@ use mongo_schema_test_support::{
 
 mod apply;
 mod audit;
+mod builds;
 mod catalog;
 mod check;
 mod connect;
@@ -23,6 +24,7 @@ mod drift;
 mod generate;
 mod lint;
 mod plan;
+mod prune;
 mod snapshot;
 mod usage;
 mod validate;
@@ -83,6 +85,18 @@ fn server_with_example() -> BlockingTestServer {
             server.seed_index("shop", name, index.clone());
         }
     }
+    // The unowned index has served nothing for years, so `--prune` may drop it (see prune.rs).
+    server.seed_index_usage(
+        "shop",
+        "articles",
+        "author_1",
+        vec![mongo_schema_test_support::IndexAccess {
+            host: None,
+            shard: None,
+            ops: 0,
+            since: bson::DateTime::from_millis(1_600_000_000_000),
+        }],
+    );
     server
 }
 

@@ -34,14 +34,16 @@ pub fn run(
             hide_before_drop: args.hide,
             ..PlanOptions::default()
         };
-        let (changes, mut plan) = converge::plan(&deployment.db, &declared, options.clone())
-            .await
-            .map_err(|e| {
-                e.context(format!(
-                    "cannot read the catalog of {}",
-                    deployment.shown_uri
-                ))
-            })?;
+        let policy = args.indexes.policy();
+        let (changes, mut plan) =
+            converge::plan_with(&deployment.db, &declared, options.clone(), &policy)
+                .await
+                .map_err(|e| {
+                    e.context(format!(
+                        "cannot read the catalog of {}",
+                        deployment.shown_uri
+                    ))
+                })?;
         cmd::plan::count_rejects(&deployment.db, &mut plan, args.connect.timeout).await?;
         if !args.allow_tightening {
             refuse_rejecting_validators(&declared, &plan)?;
@@ -78,20 +80,31 @@ pub fn run(
                 return Ok(Outcome::Findings);
             }
         }
-        let applied = converge::apply_reporting(&deployment.db, &plan, |step| {
-            console.out(&format!(
-                "{} {}: {}\n",
-                paint("done", Paint::Green, colour),
-                step.collection,
-                step.summary
-            ));
-        })
+        // Index builds draw their progress from currentOp on stderr, on a terminal only.
+        let progress = console.progress;
+        let applied = converge::apply_showing(
+            &deployment.db,
+            &plan,
+            |step| {
+                console.out(&format!(
+                    "{} {}: {}\n",
+                    paint("done", Paint::Green, colour),
+                    step.collection,
+                    step.summary
+                ));
+            },
+            progress,
+        )
         .await;
         console.out(&render::human::applied(&applied, colour));
         if args.yes && settled == Outcome::Findings {
             // What the run leaves, as the plan said it (its last line counts the steps).
             for line in summary.lines().filter(|l| l.starts_with("kept:")) {
                 console.out(&format!("{line}\n"));
+            }
+            // The drops `$indexStats` evidence kept, with why (the plan was not shown).
+            for kept in crate::indexes::usage::kept_by_evidence(&plan) {
+                console.out(&format!("{kept}\n"));
             }
         }
         match applied.failed.as_slice() {

@@ -10,6 +10,7 @@ pub mod infer;
 pub mod lint;
 pub mod migrate;
 pub mod plan;
+pub mod plan_indexes;
 pub mod snapshot;
 pub mod validate;
 

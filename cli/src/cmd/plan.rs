@@ -9,6 +9,7 @@ use mongodb::Database;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::catalog::Catalog;
+use crate::cmd::plan_indexes;
 use crate::console::Console;
 use crate::deployment::{self, block_on};
 use crate::{Outcome, cmd, converge, render};
@@ -24,6 +25,7 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let declared = cmd::declared(&args.declared, linked)?;
     converge::check_declared(&declared)?;
+    let policy = args.indexes.policy();
     let options = PlanOptions {
         prune: args.prune,
         hide_before_drop: args.hide,
@@ -34,19 +36,20 @@ pub fn run(
         Some(path) => {
             let catalog = Catalog::from_file(path)?;
             let changes = diff::diff(&declared, &catalog.live_specs()?);
-            let plan = converge::plan_changes(&changes, &options);
+            let plan = plan_indexes::from_file(&changes, &options, &policy);
             (changes, plan)
         }
         None => block_on(args.live.connect.timeout, async {
             let deployment = deployment::connect(&args.live.connect).await?;
-            let (changes, mut plan) = converge::plan(&deployment.db, &declared, options)
-                .await
-                .map_err(|e| {
-                    e.context(format!(
-                        "cannot read the catalog of {}",
-                        deployment.shown_uri
-                    ))
-                })?;
+            let (changes, mut plan) =
+                converge::plan_with(&deployment.db, &declared, options, &policy)
+                    .await
+                    .map_err(|e| {
+                        e.context(format!(
+                            "cannot read the catalog of {}",
+                            deployment.shown_uri
+                        ))
+                    })?;
             count_rejects(&deployment.db, &mut plan, args.live.connect.timeout).await?;
             Ok((changes, plan))
         })?,

@@ -145,6 +145,25 @@ pub struct Change {
 }
 
 impl Change {
+    /// A change of `kind` to `aspect` of `collection`, with neither value and no field named
+    /// (set the public fields for the rest).
+    pub fn new(
+        collection: impl Into<String>,
+        aspect: Aspect,
+        kind: ChangeKind,
+        reason: impl Into<String>,
+    ) -> Change {
+        Change {
+            collection: collection.into(),
+            kind,
+            aspect,
+            declared: None,
+            live: None,
+            fields: Vec::new(),
+            reason: reason.into(),
+        }
+    }
+
     /// Whether this change is drift (a `check` exits 1). As [`ChangeKind::is_drift`], except
     /// that an unmanaged option counts when the declaration sets it: the server does not hold
     /// what was declared. Options only the server has (fields a newer server lists, settings made

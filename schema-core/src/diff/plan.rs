@@ -86,6 +86,44 @@ pub struct Skipped {
     pub reason: String,
 }
 
+impl Step {
+    /// A step running `command` on `collection`: not expensive, no estimate, no risk, no
+    /// dependency, no validator change (set the public fields for the rest).
+    pub fn new(
+        collection: impl Into<String>,
+        command: Document,
+        summary: impl Into<String>,
+    ) -> Step {
+        Step {
+            collection: collection.into(),
+            command,
+            summary: summary.into(),
+            expensive: false,
+            estimated_documents: None,
+            risk: None,
+            depends_on: Vec::new(),
+            validator: None,
+        }
+    }
+}
+
+impl Skipped {
+    /// A change left alone, and why.
+    pub fn new(
+        collection: impl Into<String>,
+        aspect: Aspect,
+        kind: ChangeKind,
+        reason: impl Into<String>,
+    ) -> Skipped {
+        Skipped {
+            collection: collection.into(),
+            aspect,
+            kind,
+            reason: reason.into(),
+        }
+    }
+}
+
 /// Ordered server commands, plus the changes left alone.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {

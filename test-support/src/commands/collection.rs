@@ -799,6 +799,15 @@ pub(crate) fn coll_mod(state: &mut State, cx: &Context<'_>) -> Result<Document, 
         }
     }
     *collection = updated;
+    let dry_run = cx.flag("dryRun");
+    for (_, change) in arguments
+        .iter()
+        .filter(|(key, _)| key == "index" && !dry_run)
+    {
+        if let Bson::Document(change) = change {
+            super::index_stats::reset(state, cx.db, &name, change);
+        }
+    }
     reply.insert("ok", 1.0);
     Ok(reply)
 }

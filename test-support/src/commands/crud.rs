@@ -132,6 +132,7 @@ pub(crate) fn find(state: &mut State, cx: &Context<'_>) -> Result<Document, Comm
     let name = cx.collection_name()?;
     let filter = cx.document("filter")?.cloned().unwrap_or_default();
     let mut docs = filtered(state, cx.db, &name, &filter)?;
+    super::index_stats::record_hint(state, cx.db, &name, cx.body.get("hint"));
     if let Some(sort) = cx.document("sort")? {
         sort_documents(&mut docs, sort)?;
     }
@@ -211,7 +212,7 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
         .map(|c| c.documents.clone())
         .unwrap_or_default();
     let evaluator = state.evaluator.clone();
-    for stage in &pipeline {
+    for (position, stage) in pipeline.iter().enumerate() {
         let Bson::Document(stage) = stage else {
             return Err(CommandError::new(
                 code::TYPE_MISMATCH,
@@ -279,6 +280,8 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
                 .map(|d| project(d, spec))
                 .collect::<Result<_, _>>()?,
             ("$group", Bson::Document(spec)) => group(&docs, spec)?,
+            ("$indexStats", arg) => super::index_stats::stage(state, cx.db, &name, arg, position)?,
+            ("$collStats", arg) => super::coll_stats::stage(state, cx.db, &name, arg, position)?,
             (other, _) if ["$out", "$merge"].contains(&other) => {
                 return Err(CommandError::new(
                     code::COMMAND_NOT_FOUND,

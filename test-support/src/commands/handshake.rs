@@ -27,6 +27,12 @@ pub(crate) fn hello(state: &State, cx: &Context<'_>) -> Document {
         // Source: the manual's `hello` page: a mongos answers `msg: "isdbgrid"`.
         reply.insert("msg", "isdbgrid");
     }
+    if let Some(set) = &state.quirks.replica_set {
+        // Source: the manual's `hello` page: a replica set member adds `setName`, `hosts`,
+        // `primary`, `me` and `secondary`.
+        let me = format!("127.0.0.1:{}", state.port);
+        reply.extend(doc! {"setName": set.clone(), "setVersion": 1, "hosts": [me.clone()], "primary": me.clone(), "me": me, "secondary": false});
+    }
     reply.extend(doc! {
         "maxBsonObjectSize": 16_777_216,
         "maxMessageSizeBytes": crate::wire::MAX_MESSAGE_SIZE,

@@ -108,6 +108,7 @@ pub(crate) fn create_indexes(
             "Must specify at least one index to create",
         ));
     }
+    super::commit_quorum::check(state, cx.body.get("commitQuorum"))?;
     let quirks = state.quirks.clone();
     let in_progress = quirks.index_builds_in_progress;
     let existing_collation = state

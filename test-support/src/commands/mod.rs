@@ -1,11 +1,15 @@
 //! Command dispatch: one handler per command, each returning the server's reply or its error.
 
+mod coll_stats;
 mod collection;
+mod commit_quorum;
 mod crud;
+pub(crate) mod current_op;
 mod cursor;
 mod explain;
 mod handshake;
 mod index;
+pub(crate) mod index_stats;
 mod listing;
 mod update;
 
@@ -69,6 +73,7 @@ pub(crate) fn dispatch(
         "aggregate" => crud::aggregate(state, &cx),
         "update" => update::update(state, &cx),
         "explain" => explain::explain(state, &cx),
+        "currentOp" => current_op::current_op(state, &cx),
         // Source: the server's reply to an unknown command (CommandNotFound, 59).
         other => Err(CommandError::new(
             code::COMMAND_NOT_FOUND,

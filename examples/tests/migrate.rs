@@ -403,3 +403,34 @@ fn v2_only_warn() -> CollectionSpec {
     spec.validation_action = Some(mongo_schema::spec::ValidationAction::Warn);
     spec
 }
+
+#[test]
+fn the_plan_classification_reads_in_json_and_mongosh() {
+    let server = server_with_v1_users(3);
+    let declared = [v2_only()];
+    let (outcome, text) = run_declaring(&server, Some(&declared), &["plan", "--format", "json"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    let json = text
+        .split("--- stdout\n")
+        .nth(1)
+        .and_then(|t| t.split("--- stderr").next())
+        .unwrap();
+    let plan = mongo_schema::extjson::parse_document(json).unwrap();
+    let step = plan.get_array("steps").unwrap()[0]
+        .as_document()
+        .unwrap()
+        .clone();
+    let validator = step.get_document("validator").unwrap();
+    assert_eq!(validator.get_str("classification").ok(), Some("tightening"));
+    // Relaxed Extended JSON reads the count back as the smallest integer type that holds it.
+    assert_eq!(validator.get("rejectedDocuments"), Some(&Bson::Int32(3)));
+    // The counterexample really is one: the live (v1|v2) validator accepts it, the declared
+    // one rejects it.
+    let witness = validator.get_document("counterexample").unwrap();
+    let live = User::collection_spec();
+    assert!(mongo_schema_examples::verdict(&live, witness).is_ok());
+    assert!(mongo_schema_examples::verdict(&declared[0], witness).is_err());
+
+    let (_, text) = run_declaring(&server, Some(&declared), &["plan", "--format", "mongosh"]);
+    assert!(text.contains("// validator: tightening: e.g. {"), "{text}");
+}

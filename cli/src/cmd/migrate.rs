@@ -145,8 +145,9 @@ pub fn run(
     })
 }
 
-/// One collection: passes until no outdated document is left, a pass rewrites nothing, or
-/// `--passes` is spent; then counts what is left.
+/// One collection: passes until no outdated document is left, a pass neither rewrites a
+/// document nor loses one to a concurrent writer (only failures are left), or `--passes` is
+/// spent; then counts what is left.
 async fn migrate(
     db: &Database,
     args: &MigrateArgs,
@@ -180,7 +181,7 @@ async fn migrate(
         }
         for _ in 0..args.passes {
             tally.passes += 1;
-            let rewritten_before = tally.migrated;
+            let before = (tally.migrated, tally.changed_meanwhile);
             let mut last: Option<Bson> = None;
             loop {
                 let batch =
@@ -200,7 +201,8 @@ async fn migrate(
                 }
                 last = Some(end);
             }
-            if tally.migrated == rewritten_before {
+            // A pass that neither rewrote nor lost a race leaves only failures: stop.
+            if (tally.migrated, tally.changed_meanwhile) == before {
                 break;
             }
             let left = within(

@@ -837,6 +837,10 @@ fn cli_report_snapshot_and_exit_codes() {
     assert_eq!(outcome, Outcome::Findings, "{text}");
     assert!(text.contains("accepts 1 of 2 documents"), "{text}");
     assert!(text.contains("// rejected: document 1"), "{text}");
+    assert!(
+        text.ends_with("// to admit them: no choice of types can: they nest deeper than the server's 100 levels, which it refuses to store; flatten them\n"),
+        "{text}"
+    );
 
     // Errors: exit 2.
     let missing = dir.join("missing.bson");

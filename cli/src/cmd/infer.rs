@@ -72,7 +72,7 @@ pub fn run(args: &InferArgs, console: &mut Console) -> anyhow::Result<Outcome> {
                 if many {
                     console.out(&format!("// collection {}\n", c.collection));
                 }
-                console.out(&proof_text(&c.proof));
+                console.out(&proof_text(&c.proof, &c.census));
             }
             InferFormat::Json => reports.push(json_report(c)),
         }
@@ -234,7 +234,7 @@ fn from_deployment(args: &InferArgs, options: &Options) -> anyhow::Result<Vec<Co
 }
 
 /// The proof as Rust comments, so the whole output still compiles when pasted.
-fn proof_text(proof: &Proof) -> String {
+fn proof_text(proof: &Proof, census: &Census) -> String {
     let mut out = format!(
         "// proof: the validator these types derive {}\n",
         proof.summary()
@@ -251,7 +251,30 @@ fn proof_text(proof: &Proof) -> String {
     if unlisted > 0 {
         out.push_str(&format!("// ... and {unlisted} more rejected\n"));
     }
+    if let Some(choice) = admit(proof, census) {
+        out.push_str(&format!("// to admit them: {choice}\n"));
+    }
     out
+}
+
+/// What would admit the rejected documents: the types accept every value the census saw, so a
+/// rejection is a document the census could not describe.
+fn admit(proof: &Proof, census: &Census) -> Option<&'static str> {
+    if proof.is_complete() {
+        None
+    } else if census.too_deep > 0 {
+        // The server refuses to store them too (the manual's Limits and Thresholds: "Nested
+        // Depth for BSON Documents", 100 levels, as `mongo_schema::eval::MAX_DEPTH`).
+        Some(
+            "no choice of types can: they nest deeper than the server's 100 levels, which it \
+             refuses to store; flatten them",
+        )
+    } else {
+        Some(
+            "run infer again: these documents were not in the census (written between the two \
+             scans of a live collection?)",
+        )
+    }
 }
 
 /// `dump/shop/orders.bson` -> `orders`.
@@ -487,6 +510,29 @@ mod tests {
         let path = tmp("bad.jsonl", b"{\"a\": 1}\n{oops\n");
         let error = run_on(vec![path]).0.unwrap_err();
         assert!(error.contains("bad.jsonl: line 2"), "{error}");
+    }
+
+    #[test]
+    fn a_rejection_says_what_would_admit_it() {
+        let mut census = Census::new();
+        census.add(&bson::rawdoc! { "a": 1 }).unwrap();
+        let inference = infer::infer(&census, "c", &Options::default()).unwrap();
+        let mut proof = Proof::new(&inference.validator).unwrap();
+        proof.check(&bson::rawdoc! { "a": 1 });
+        assert_eq!(admit(&proof, &census), None);
+        // A document the census never saw (written after it, on a live collection).
+        proof.check(&bson::rawdoc! { "a": "late" });
+        assert!(
+            admit(&proof, &census)
+                .unwrap()
+                .starts_with("run infer again")
+        );
+        census.too_deep = 1;
+        assert!(
+            admit(&proof, &census)
+                .unwrap()
+                .starts_with("no choice of types can")
+        );
     }
 
     #[test]

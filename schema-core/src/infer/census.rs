@@ -495,13 +495,20 @@ impl Partition {
         }
         let presence = &mut values[index];
         presence.documents += 1;
+        let mut hint = 0;
         for key in keys {
-            match presence.fields.get_mut(*key) {
-                Some(n) => *n += 1,
-                None => {
-                    presence.fields.insert((*key).to_owned(), 1);
+            // As `Fields::slot_hinted`: the name after the previous one is tried first.
+            let found = match presence.fields.get_index(hint) {
+                Some((k, _)) if k == key => Some(hint),
+                _ => presence.fields.get_index_of(*key),
+            };
+            hint = match found {
+                Some(i) => {
+                    presence.fields[i] += 1;
+                    i + 1
                 }
-            }
+                None => presence.fields.insert_full((*key).to_owned(), 1).0 + 1,
+            };
         }
     }
 
@@ -580,13 +587,23 @@ impl Census {
         for element in doc {
             keys.push(element?.0.as_str());
         }
+        let mut hint = 0;
         for element in doc {
             let (key, value) = element?;
-            let partition = match self.partitions.get_index_of(key.as_str()) {
-                Some(index) => &mut self.partitions[index],
-                None => self.partitions.entry(key.as_str().to_owned()).or_default(),
+            let found = match self.partitions.get_index(hint) {
+                Some((k, _)) if k == key.as_str() => Some(hint),
+                _ => self.partitions.get_index_of(key.as_str()),
             };
-            partition.add(value, &keys);
+            let index = match found {
+                Some(index) => index,
+                None => {
+                    self.partitions
+                        .insert_full(key.as_str().to_owned(), Partition::default())
+                        .0
+                }
+            };
+            hint = index + 1;
+            self.partitions[index].add(value, &keys);
         }
         Ok(())
     }

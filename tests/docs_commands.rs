@@ -169,9 +169,11 @@ fn steps(text: &str) -> (Vec<Step>, Vec<String>) {
 /// The steps of one fenced block.
 fn block_steps(lang: &str, lines: &[(usize, String)], skips: &mut [Skip]) -> Vec<Step> {
     let mut steps = Vec::new();
-    let mut push = |line: usize, command: &str, steps: &mut Vec<Step>| {
-        let command = command.trim().to_owned();
-        match skips.iter_mut().find(|s| command.starts_with(&s.prefix)) {
+    // `env` goes before the command as run (`VAR=value command`); skips match the command.
+    let mut push = |line: usize, command: &str, env: &str, steps: &mut Vec<Step>| {
+        let shown = command.trim();
+        let command = format!("{env}{shown}");
+        match skips.iter_mut().find(|s| shown.starts_with(&s.prefix)) {
             Some(skip) => {
                 skip.used = true;
                 steps.push(Step::Skipped {
@@ -199,7 +201,7 @@ fn block_steps(lang: &str, lines: &[(usize, String)], skips: &mut [Skip]) -> Vec
                                 code: None,
                             });
                         } else {
-                            push(*number, command, &mut steps);
+                            push(*number, command, "", &mut steps);
                         }
                         continue;
                     }
@@ -213,21 +215,44 @@ fn block_steps(lang: &str, lines: &[(usize, String)], skips: &mut [Skip]) -> Vec
                         _ => {}
                     }
                 } else if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
-                    push(*number, line, &mut steps);
+                    push(*number, line, "", &mut steps);
                 }
             }
         }
         "yaml" | "yml" => {
+            // A workflow that names its own database (`MONGODB_URI: mongodb://host/app_ci`) runs
+            // its steps against that database of the test server: a CI service container starts
+            // empty, unlike the seeded `app`.
+            let mut database: Option<String> = None;
             for (number, line) in lines {
                 let step = line.trim_start().trim_start_matches("- ");
+                if let Some(uri) = step.strip_prefix("MONGODB_URI: ") {
+                    database = uri
+                        .split_once("://")
+                        .and_then(|(_, rest)| rest.split_once('/'))
+                        .map(|(_, path)| path.split('?').next().unwrap_or_default().to_owned())
+                        .filter(|db| !db.is_empty());
+                }
                 if let Some(command) = step.strip_prefix("run: ") {
-                    push(*number, command, &mut steps);
+                    let env = database.as_ref().map_or_else(String::new, |db| {
+                        format!(
+                            "MONGODB_URI=\"mongodb://$DOCS_TEST_ADDRESS/{db}?directConnection=true\" "
+                        )
+                    });
+                    push(*number, command, &env, &mut steps);
                 }
             }
         }
         _ => {}
     }
     steps
+}
+
+/// The test server's `host:port`, for a workflow's own `MONGODB_URI`.
+fn server_address(server: &BlockingTestServer) -> String {
+    let uri = server.uri_with_db("");
+    let rest = uri.strip_prefix("mongodb://").unwrap_or(&uri);
+    rest.split('/').next().unwrap_or_default().to_owned()
 }
 
 /// The pattern examples, for `<name>`: every `[[example]]` of `examples/Cargo.toml` but
@@ -518,6 +543,7 @@ impl Sandbox {
             .current_dir(self.dir.join("work"))
             .env("PATH", path)
             .env("MONGODB_URI", server.uri_with_db("app"))
+            .env("DOCS_TEST_ADDRESS", server_address(server))
             .env("PROD_READONLY_URI", server.uri_with_db("shop"))
             .env_remove("NO_COLOR")
             .stdin(Stdio::null())

@@ -1380,7 +1380,9 @@ models! {
     }
 
     // anomitroid/URL-Shortener-BlazinglyFast url_app/src/models/mod.rs: chrono's ts_seconds
-    // helper, which the derive cannot see through: the stored form is stated.
+    // helper, which the derive cannot see through: the stored form is stated, with the range
+    // chrono reads back (DateTime::from_timestamp: years -262143 to 262142), or a stored
+    // i64::MAX would pass the validator and fail every read.
     /// A URL entry with a click count and epoch-seconds date.
     pub struct UrlEntry {
         pub original_url: String,
@@ -1388,7 +1390,7 @@ models! {
         #[proptest(strategy = "0..=i64::MAX as u64")]
         pub clicks: u64,
         #[serde(with = "chrono::serde::ts_seconds")]
-        #[mongo(bson_type = "long")]
+        #[mongo(bson_type = "long", minimum = -8_334_601_228_800_i64, maximum = 8_210_266_876_799_i64)]
         #[proptest(strategy = "(-8_334_601_228_800_i64..8_210_266_876_799).prop_map(|s| chrono::DateTime::from_timestamp(s, 0).expect(\"in range\"))")]
         pub created_at: chrono::DateTime<chrono::Utc>,
     }

@@ -606,14 +606,15 @@ fn key_path(input: ParseStream<'_>) -> syn::Result<KeyPath> {
             span: lit.span(),
         });
     }
+    // Paths name fields as serde does: `r#type` is the field `type`.
     let first: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
     let span = first.span();
-    let mut text = first.to_string();
+    let mut text = syn::ext::IdentExt::unraw(&first).to_string();
     while input.peek(Token![.]) {
         input.parse::<Token![.]>()?;
         let next: syn::Ident = input.call(syn::ext::IdentExt::parse_any)?;
         text.push('.');
-        text.push_str(&next.to_string());
+        text.push_str(&syn::ext::IdentExt::unraw(&next).to_string());
     }
     Ok(KeyPath {
         text,

@@ -170,8 +170,8 @@ impl Catalog {
         text
     }
 
-    /// The canonical live specs ([`normalize::live_collection`]) of every collection listed,
-    /// views and `system.*` left out, sorted by name.
+    /// The canonical live specs ([`normalize::live_collection`]) of every collection and view
+    /// listed, `system.*` left out, sorted by name.
     ///
     /// # Errors
     /// An entry whose fields have types the server never sends, naming the collection.

@@ -12,7 +12,7 @@ use crate::generate::{MongoSchema, PathError, root_schema};
 use crate::schema::JsonSchema;
 use crate::spec::{
     Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
-    TimeseriesOptions, ValidationAction, ValidationLevel,
+    TimeseriesOptions, ValidationAction, ValidationLevel, View,
 };
 use crate::spec::{IndexKeys, IndexKind, IndexSpec};
 use crate::version::{Version, versioned};
@@ -144,6 +144,26 @@ pub struct Timeseries {
     pub bucketing: Option<(i64, i64)>,
 }
 
+/// The stored name of a declared collection or view: what a view's `view_on = Type` reads, so
+/// that naming a type that declares nothing is a compile error at the type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a declared collection or view",
+    label = "`view_on` names a type with `#[mongo(collection = \"...\")]` or `#[mongo(view = \"...\")]`"
+)]
+pub trait Declared {
+    /// The collection or view name.
+    const NAME: &'static str;
+}
+
+/// `view_on` and `pipeline` of `#[mongo(view = ...)]`.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewSource {
+    /// The source collection or view (from its type's [`Declared::NAME`]).
+    pub view_on: &'static str,
+    /// The pipeline as Extended JSON text (an array of stages; the derive checked it parses).
+    pub pipeline: &'static str,
+}
+
 /// Everything `#[mongo(collection = ...)]` declares, as constant data.
 #[derive(Clone, Copy, Debug)]
 pub struct Declaration {
@@ -175,6 +195,8 @@ pub struct Declaration {
     pub change_stream_pre_and_post_images: bool,
     /// Rust paths of arrays acknowledged as unbounded (`#[mongo(unbounded)]`).
     pub unbounded: &'static [&'static str],
+    /// `#[mongo(view = ...)]`: the collection is a view with this definition.
+    pub view: Option<ViewSource>,
 }
 
 fn path_error(ns: &str, source: PathError) -> SpecError {
@@ -359,8 +381,20 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
         let stored = resolve::<T>(ns, path)?;
         spec = spec.acknowledge_unbounded(stored);
     }
+    if let Some(view) = declared.view {
+        spec = spec.view(View::new(view.view_on, pipeline(ns, view.pipeline)?));
+    }
     spec.check()?;
     Ok(spec)
+}
+
+fn pipeline(ns: &str, text: &str) -> Result<Vec<Document>, SpecError> {
+    let invalid = |reason: String| SpecError::InvalidCollection {
+        ns: ns.to_owned(),
+        reason: format!("the view pipeline is not an Extended JSON array of stages: {reason}"),
+    };
+    let value = crate::extjson::parse(text).map_err(|e| invalid(e.to_string()))?;
+    View::read_pipeline(&value).map_err(|e| invalid(e.to_string()))
 }
 
 /// A JSON object written in an attribute, as a document (the derive checked it is an object).
@@ -424,6 +458,7 @@ mod tests {
         collation: None,
         change_stream_pre_and_post_images: false,
         unbounded: &[],
+        view: None,
     };
 
     #[test]
@@ -488,6 +523,37 @@ mod tests {
         );
         assert_eq!(spec.indexes[0].weights.get("userId"), Some(&10));
         assert_eq!(spec.indexes[0].weights.get("status"), None);
+    }
+
+    #[test]
+    fn a_view_takes_its_source_and_pipeline() {
+        const DECL: Declaration = Declaration {
+            validator: ValidatorSource::None,
+            view: Some(ViewSource {
+                view_on: "users",
+                pipeline: r#"[{"$match": {"active": true}}, {"$limit": {"$numberLong": "5"}}]"#,
+            }),
+            ..EMPTY
+        };
+        let spec = build::<Order>(&DECL).unwrap();
+        let view = spec.options.view.unwrap();
+        assert_eq!(view.view_on, "users");
+        assert_eq!(
+            view.pipeline,
+            [
+                doc! { "$match": { "active": true } },
+                doc! { "$limit": 5_i64 }
+            ]
+        );
+        const BAD: Declaration = Declaration {
+            view: Some(ViewSource {
+                view_on: "users",
+                pipeline: r#"[1]"#,
+            }),
+            ..DECL
+        };
+        let error = build::<Order>(&BAD).unwrap_err().to_string();
+        assert!(error.contains("pipeline[0]"), "{error}");
     }
 
     #[test]

@@ -131,7 +131,7 @@ impl Catalog {
         text
     }
 
-    /// The live specs of every collection, canonical and sorted by name. Views and `system.*`
+    /// The live specs of every collection and view, canonical and sorted by name. `system.*`
     /// collections are skipped: they are not collections a manifest declares.
     ///
     /// # Errors

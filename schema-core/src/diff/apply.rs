@@ -212,6 +212,9 @@ fn coll_mod(spec: &mut CollectionSpec, command: &Document) -> Result<(), ApplyEr
                 let change = read::document(key, value).map_err(|e| fail(cmd, 2, e.to_string()))?;
                 index_mod(spec, change)?;
             }
+            "viewOn" | "pipeline" => {
+                crate::spec::view::coll_mod_view(spec, key, value).map_err(|e| fail(cmd, 2, e))?;
+            }
             other => return Err(fail(cmd, 2, format!("unknown collMod option {other}"))),
         }
     }

@@ -9,6 +9,7 @@ mod apply;
 mod compare;
 mod judge;
 mod plan;
+mod view;
 
 use std::fmt;
 
@@ -101,6 +102,8 @@ pub enum Aspect {
     },
     /// The shard key.
     ShardKey,
+    /// A view's definition: `viewOn` and `pipeline`.
+    View,
 }
 
 impl fmt::Display for Aspect {
@@ -114,6 +117,7 @@ impl fmt::Display for Aspect {
             Aspect::Index(name) => write!(f, "index {name}"),
             Aspect::IndexOption { index, option } => write!(f, "index {index} option {option}"),
             Aspect::ShardKey => f.write_str("shardKey"),
+            Aspect::View => f.write_str("view"),
         }
     }
 }

@@ -446,7 +446,11 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     command.insert(k.clone(), v.clone());
                 }
             }
-            let step = b.step(coll, command, format!("create collection {coll}"));
+            let summary = match command.get_str("viewOn") {
+                Ok(on) => format!("create view {coll} on {on}"),
+                Err(_) => format!("create collection {coll}"),
+            };
+            let step = b.step(coll, command, summary);
             b.push(Phase::CreateCollections, step);
             if let Ok(indexes) = entry.get_array("indexes")
                 && !indexes.is_empty()
@@ -678,6 +682,13 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                 }
             }
         }
+        (ChangeKind::InPlace, Aspect::View) => match super::view::coll_mod(coll, declared_doc) {
+            Some(command) => {
+                let step = b.step(coll, command, format!("change view {coll}"));
+                b.push(Phase::CollMod, step);
+            }
+            None => b.skip(c, "the declared view definition cannot be read"),
+        },
         (ChangeKind::Rebuild, Aspect::Index(_)) => plan_index_rebuild(b, c, declared_doc, live_doc),
         (ChangeKind::Rebuild, _) => b.skip(
             c,

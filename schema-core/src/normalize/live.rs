@@ -36,7 +36,8 @@ pub enum NormalizeError {
 }
 
 /// Reads one `listCollections` entry and its `listIndexes` entries into a canonical live spec.
-/// `None` for a view or a `system.*` collection.
+/// `None` for a `system.*` collection. A view (`type: "view"`, options `{viewOn, pipeline}`)
+/// is a spec with [`CollectionOptions::view`](crate::spec::CollectionOptions::view) set.
 ///
 /// Top-level fields of the entry other than `name`, `type`, `options`, `info` and `idIndex`, and
 /// fields of `info` other than `uuid` and `readOnly`, are kept as unmanaged options under their
@@ -69,7 +70,7 @@ pub fn live_collection(
     if ns.is_empty() {
         return Err(err(DocumentError::missing("name")));
     }
-    if entry.get_str("type").is_ok_and(|t| t == "view") || ns.starts_with("system.") {
+    if ns.starts_with("system.") {
         return Ok(None);
     }
     let options = match entry.get("options") {

@@ -315,10 +315,18 @@ mod tests {
     }
 
     #[test]
-    fn views_and_system_collections_are_skipped() {
-        let view =
-            doc! { "name": "v", "type": "view", "options": { "viewOn": "c", "pipeline": [] } };
-        assert!(live_collection(&view, &[]).unwrap().is_none());
+    fn views_are_read_and_system_collections_skipped() {
+        let view = doc! {
+            "name": "v", "type": "view",
+            "options": { "viewOn": "c", "pipeline": [{ "$match": { "a": 1 } }] },
+            "info": { "readOnly": true },
+        };
+        let live = live_collection(&view, &[]).unwrap().unwrap();
+        let definition = live.options.view.as_ref().unwrap();
+        assert_eq!(definition.view_on, "c");
+        assert_eq!(definition.pipeline, [doc! { "$match": { "a": 1 } }]);
+        assert_eq!(live.validation_level, None);
+        assert!(live.options.other.is_empty());
         let system = doc! { "name": "system.buckets.t", "type": "collection", "options": {} };
         assert!(live_collection(&system, &[]).unwrap().is_none());
     }

@@ -10,6 +10,7 @@ use super::collation::Collation;
 use super::error::{DocumentError, SpecError};
 use super::index::{IndexKeys, IndexKind, IndexSpec};
 use super::read;
+use super::view::View;
 use crate::generate::MongoSchema;
 use crate::schema::JsonSchema;
 
@@ -170,6 +171,17 @@ impl CollectionSpec {
         self
     }
 
+    /// Makes it a view: read-only, computed from `view.view_on` through its pipeline.
+    pub fn view(mut self, view: View) -> CollectionSpec {
+        self.options.view = Some(view);
+        self
+    }
+
+    /// Whether this is a view (`viewOn` and `pipeline`) rather than a collection.
+    pub fn is_view(&self) -> bool {
+        self.options.view.is_some()
+    }
+
     /// Sets a `create` option the model does not know, passed to the server verbatim.
     pub fn option(mut self, key: impl Into<String>, value: impl Into<Bson>) -> CollectionSpec {
         self.options.other.insert(key.into(), value.into());
@@ -189,7 +201,7 @@ impl CollectionSpec {
     }
 
     /// The `create` options, without `create` itself, in a fixed order: `validator`,
-    /// `validationLevel`, `validationAction`, `timeseries`, `expireAfterSeconds`, `capped`,
+    /// `validationLevel`, `validationAction`, `viewOn`, `pipeline`, `timeseries`, `expireAfterSeconds`, `capped`,
     /// `size`, `max`, `collation`, `clusteredIndex`, `changeStreamPreAndPostImages`, then unknown
     /// options in the order given.
     pub fn to_options_document(&self) -> Document {
@@ -334,6 +346,14 @@ impl CollectionSpec {
                 "clusteredIndex" => {
                     spec.options.clustered_index =
                         Some(ClusteredIndex::from_bson(value).map_err(|e| e.within(key))?);
+                }
+                "viewOn" => {
+                    let view_on = read::string(key, value)?;
+                    spec.options.view.get_or_insert_with(View::default).view_on = view_on;
+                }
+                "pipeline" => {
+                    let pipeline = View::read_pipeline(value)?;
+                    spec.options.view.get_or_insert_with(View::default).pipeline = pipeline;
                 }
                 "changeStreamPreAndPostImages" => {
                     let d = read::document(key, value)?;
@@ -539,12 +559,17 @@ pub struct CollectionOptions {
     pub collation: Option<Collation>,
     /// `changeStreamPreAndPostImages.enabled`.
     pub change_stream_pre_and_post_images: Option<bool>,
+    /// `viewOn` and `pipeline`: the collection is a view.
+    pub view: Option<View>,
     /// Options the model does not know, kept verbatim (reported as unmanaged by `diff`).
     pub other: Document,
 }
 
 impl CollectionOptions {
     fn write_into(&self, d: &mut Document) {
+        if let Some(view) = &self.view {
+            view.write_into(d);
+        }
         if let Some(ts) = &self.timeseries {
             d.insert("timeseries", ts.to_document());
         }

@@ -8,6 +8,7 @@ mod collection;
 mod error;
 mod index;
 pub(crate) mod read;
+pub(crate) mod view;
 
 pub use collation::Collation;
 pub use collection::{
@@ -18,3 +19,4 @@ pub use error::{DocumentError, SpecError};
 pub use index::{
     IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
 };
+pub use view::View;

@@ -158,6 +158,10 @@ pub struct CollectionAttrs {
     pub change_stream_pre_and_post_images: bool,
     pub version: Option<VersionDecl>,
     pub queries: Vec<QueryDecl>,
+    /// `view_on = Type`: the source of a view, with the key's span.
+    pub view_on: Option<(syn::Type, Span)>,
+    /// `pipeline = "[...]"`: a view's stages as JSON text, with the key's span.
+    pub pipeline: Option<(String, Span)>,
 }
 
 /// The declaration's keys written on one item.
@@ -165,6 +169,8 @@ pub struct CollectionAttrs {
 pub struct DeclarationAttrs {
     /// `collection = "name"`, with the key's span (what the type-wide errors point at).
     pub collection: Option<(LitStr, Span)>,
+    /// `view = "name"`, with the key's span.
+    pub view: Option<(LitStr, Span)>,
     pub options: CollectionAttrs,
     pub field_index: Option<FieldIndexAttrs>,
     pub text: Option<(i64, Span)>,
@@ -195,6 +201,9 @@ impl DeclarationAttrs {
             let span = entry.span;
             match (entry.name(), entry.value) {
                 ("collection", Value::Str(s)) => out.collection = Some((s, span)),
+                ("view", Value::Str(s)) => out.view = Some((s, span)),
+                ("view_on", Value::Type(t)) => out.options.view_on = Some((t, span)),
+                ("pipeline", Value::Json(j)) => out.options.pipeline = Some((j, span)),
                 ("validator", Value::Flag(b)) => out.options.validator = Some(b),
                 ("validation_level", Value::Str(s)) => {
                     out.options.validation_level = Some(s.value())

@@ -76,6 +76,8 @@ pub enum Kind {
     Type,
     /// `key = r#"{"a": 1}"#`: a JSON object, checked at compile time.
     Json,
+    /// `key = r#"[{"$match": {}}]"#`: a JSON array of objects, checked at compile time.
+    JsonArray,
     /// `key(a, b.c = -1, "meta.$**", loc = "2dsphere")`
     Keys,
     /// `key = field.path` or `key = "field.path"`
@@ -221,6 +223,15 @@ pub const KEYS: &[Key] = &[
         C,
         Kind::Nested(Scope::Query),
         "query(name = \"by_user\", eq(user_id), sort(created_at = -1))",
+    ),
+    // A view declared on the type of the documents it produces.
+    key("view", C, Kind::Str, "view = \"active_users\""),
+    key("view_on", C, Kind::Type, "view_on = User"),
+    key(
+        "pipeline",
+        C,
+        Kind::JsonArray,
+        "pipeline = r#\"[{\"$match\": {\"active\": true}}]\"#",
     ),
     // Field shorthands of the declaration.
     key("index", F, Kind::FieldIndex, "index"),

@@ -24,28 +24,30 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let ident = &c.ident;
     let krate = c.krate();
     let name = d.name.value();
-    let validator = if d.options.validator == Some(false) || d.options.timeseries.is_some() {
-        quote!(__md::ValidatorSource::None)
-    } else if let Some(v) = &d.options.version {
-        let field = &v.field;
-        let current = v.current;
-        let current_absent = v.absent == Some(current);
-        let mut versions = vec![quote! {
-            (#current, #current_absent, <#ident as __mp::MongoSchema>::root_schema)
-        }];
-        for (ty, value) in &v.previous {
-            let absent = v
-                .absent
-                .or_else(|| v.previous.iter().map(|(_, v)| *v).min())
-                == Some(*value);
-            versions.push(quote! {
-                (#value, #absent, <#ty as __mp::MongoSchema>::root_schema)
-            });
-        }
-        quote!(__md::ValidatorSource::Versioned { field: #field, versions: &[#(#versions),*] })
-    } else {
-        quote!(__md::ValidatorSource::Root)
-    };
+    let validator =
+        if d.options.validator == Some(false) || d.options.timeseries.is_some() || d.view.is_some()
+        {
+            quote!(__md::ValidatorSource::None)
+        } else if let Some(v) = &d.options.version {
+            let field = &v.field;
+            let current = v.current;
+            let current_absent = v.absent == Some(current);
+            let mut versions = vec![quote! {
+                (#current, #current_absent, <#ident as __mp::MongoSchema>::root_schema)
+            }];
+            for (ty, value) in &v.previous {
+                let absent = v
+                    .absent
+                    .or_else(|| v.previous.iter().map(|(_, v)| *v).min())
+                    == Some(*value);
+                versions.push(quote! {
+                    (#value, #absent, <#ty as __mp::MongoSchema>::root_schema)
+                });
+            }
+            quote!(__md::ValidatorSource::Versioned { field: #field, versions: &[#(#versions),*] })
+        } else {
+            quote!(__md::ValidatorSource::Root)
+        };
     let level = opt_str(&d.options.validation_level);
     let action = opt_str(&d.options.validation_action);
     let indexes = d.options.indexes.iter().map(index_tokens);
@@ -95,6 +97,7 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let collation = opt_str(&d.options.collation);
     let images = d.options.change_stream_pre_and_post_images;
     let unbounded = d.unbounded.iter().map(|p| &p.text);
+    let view = view_tokens(d);
     let path_checks = path_checks(c, d);
     let queries = queries_tokens(c, d);
     let versioned = versioned_tokens(c, d);
@@ -117,7 +120,12 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
                 collation: #collation,
                 change_stream_pre_and_post_images: #images,
                 unbounded: &[#(#unbounded),*],
+                view: #view,
             };
+            #[automatically_derived]
+            impl __md::Declared for #ident {
+                const NAME: &'static str = #name;
+            }
             #[automatically_derived]
             impl __mp::Collection for #ident {
                 fn collection_spec() -> __mp::CollectionSpec {
@@ -140,6 +148,25 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
             #versioned
         };
     }
+}
+
+/// `view: Some(ViewSource {...})` for a view: the source's name read through its type's
+/// `Declared` impl, spanned at the type so that naming an undeclared type fails there.
+fn view_tokens(d: &Declaration) -> TokenStream {
+    if d.view.is_none() {
+        return quote!(::core::option::Option::None);
+    }
+    let Some((ty, _)) = &d.options.view_on else {
+        // `check` reported the missing source.
+        return quote!(::core::option::Option::None);
+    };
+    let view_on = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as __md::Declared>::NAME);
+    let pipeline = d
+        .options
+        .pipeline
+        .as_ref()
+        .map_or("[]", |(p, _)| p.as_str());
+    quote!(::core::option::Option::Some(__md::ViewSource { view_on: #view_on, pipeline: #pipeline }))
 }
 
 /// Field accesses on `Self`, spanned at each path's first segment: a misspelled field is a

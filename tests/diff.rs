@@ -263,6 +263,8 @@ cases! {
     index_ttl_added_differs => "index-ttl-added-differs",
     view_same => "view-same",
     view_differs => "view-differs",
+    search_index_same => "search-index-same",
+    search_index_differs => "search-index-differs",
 }
 
 // ---------------------------------------------------------------------------------------------

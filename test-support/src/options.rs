@@ -75,4 +75,7 @@ pub struct Quirks {
     /// cluster; pair with [`TestServer::seed_reply`](crate::TestServer::seed_reply) for
     /// `listShards` and seeded `config.collections` documents for shard keys.
     pub mongos: bool,
+    /// A deployment without search (`mongot`): `createSearchIndexes`, `updateSearchIndex`,
+    /// `dropSearchIndex` and `$listSearchIndexes` fail with SearchNotEnabled (31082).
+    pub search_unsupported: bool,
 }

@@ -135,6 +135,11 @@ pub fn apply_command(
             }
             Ok(())
         }
+        "createSearchIndexes" | "updateSearchIndex" | "dropSearchIndex" => {
+            let i = position.ok_or_else(|| fail(name, 26, "ns does not exist"))?;
+            super::search::apply(&mut model[i], command)
+                .map_err(|(code, message)| fail(name, code, message))
+        }
         other => Err(fail(other, 59, "no such command in the model")),
     }
 }

@@ -94,6 +94,7 @@ pub(super) fn collection(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<C
     options(d, l, out);
     super::view::compare(d, l, out);
     indexes(d, l, out);
+    super::search::compare(d, l, out);
     shard_key(d, l, out);
 }
 

@@ -270,6 +270,10 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
     };
     // Which live index names this plan frees and which it leaves in place.
     for c in changes {
+        // Search indexes have names of their own, apart from the collection's indexes.
+        if matches!(c.aspect, Aspect::SearchIndex(_)) {
+            continue;
+        }
         let Some(live_doc) = c.live.as_ref().and_then(Bson::as_document) else {
             continue;
         };
@@ -463,6 +467,19 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     coll,
                     bson::doc! { "createIndexes": coll, "indexes": indexes.clone() },
                     format!("build indexes {} on the new collection", names.join(", ")),
+                );
+                b.push(Phase::CreateCollections, step);
+            }
+            if let Ok(search) = entry.get_array("searchIndexes")
+                && !search.is_empty()
+            {
+                let step = b.step(
+                    coll,
+                    bson::doc! { "createSearchIndexes": coll, "indexes": search.clone() },
+                    format!(
+                        "create {} search indexes on the new collection",
+                        search.len()
+                    ),
                 );
                 b.push(Phase::CreateCollections, step);
             }
@@ -682,6 +699,20 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                 }
             }
         }
+        (_, Aspect::SearchIndex(_)) => match super::search::steps(c, b.options.prune) {
+            Ok(steps) => {
+                for s in steps {
+                    let phase = match (s.drop, c.kind) {
+                        (true, _) => Phase::Drop,
+                        (false, ChangeKind::Rebuild) => Phase::Replace,
+                        (false, _) => Phase::CreateIndexes,
+                    };
+                    let step = b.step(coll, s.command, s.summary);
+                    b.push(phase, step);
+                }
+            }
+            Err(reason) => b.skip(c, reason),
+        },
         (ChangeKind::InPlace, Aspect::View) => match super::view::coll_mod(coll, declared_doc) {
             Some(command) => {
                 let step = b.step(coll, command, format!("change view {coll}"));

@@ -136,6 +136,7 @@ impl CollectionSpec {
         if let Some(key) = &self.shard_key {
             key.check(&ns)?;
         }
+        crate::spec::search::check_all(&ns, &self.search_indexes)?;
         Ok(())
     }
 }

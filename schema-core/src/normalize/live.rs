@@ -5,8 +5,8 @@ use bson::{Bson, Document};
 
 use super::canonical::canonical;
 use crate::manifest::ManifestError;
-use crate::spec::IndexSpec;
 use crate::spec::{Collation, CollectionSpec, DocumentError};
+use crate::spec::{IndexSpec, SearchIndexSpec};
 
 /// A server reply that cannot be read as a collection or index.
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +107,31 @@ pub fn live_collection(
         spec.indexes.push(index);
     }
     Ok(Some(canonical(spec)))
+}
+
+/// Reads the `$listSearchIndexes` entries of one collection into live search index specs (their
+/// status kept).
+///
+/// # Errors
+/// [`NormalizeError::Index`] for an entry without `name` or `latestDefinition`.
+pub fn live_search_indexes(
+    ns: &str,
+    listed: &[Document],
+) -> Result<Vec<SearchIndexSpec>, NormalizeError> {
+    listed
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            SearchIndexSpec::from_listed(entry).map_err(|source| NormalizeError::Index {
+                ns: ns.to_owned(),
+                index: entry
+                    .get_str("name")
+                    .map(str::to_owned)
+                    .unwrap_or_else(|_| format!("search #{i}")),
+                source,
+            })
+        })
+        .collect()
 }
 
 /// Reads one `listIndexes` entry, unwrapping an in-progress build into a spec with

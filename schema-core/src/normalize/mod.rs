@@ -50,6 +50,7 @@ mod canonical;
 mod check;
 mod equivalence;
 mod live;
+mod search;
 
 pub use canonical::{create_form, declared, declared_all, live};
 pub use equivalence::{
@@ -57,7 +58,8 @@ pub use equivalence::{
     identical, validators_equal, values_equal,
 };
 pub(crate) use equivalence::{optional_filters_equal, same_identity};
-pub use live::{NormalizeError, live_collection};
+pub use live::{NormalizeError, live_collection, live_search_indexes};
+pub use search::{canonical_definition, search_definitions_equal};
 
 #[cfg(test)]
 mod tests {

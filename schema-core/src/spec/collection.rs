@@ -10,6 +10,7 @@ use super::collation::Collation;
 use super::error::{DocumentError, SpecError};
 use super::index::{IndexKeys, IndexKind, IndexSpec};
 use super::read;
+use super::search::SearchIndexSpec;
 use super::view::View;
 use crate::generate::MongoSchema;
 use crate::schema::JsonSchema;
@@ -91,6 +92,12 @@ pub struct CollectionSpec {
     pub indexes: Vec<IndexSpec>,
     /// How the collection is sharded, if it is.
     pub shard_key: Option<ShardKey>,
+    /// Search and vector search indexes (`createSearchIndexes`), in declaration order.
+    pub search_indexes: Vec<SearchIndexSpec>,
+    /// On a live spec: the deployment's search indexes were not read (`$listSearchIndexes` not
+    /// run, or not supported), so [`CollectionSpec::search_indexes`] says nothing and `diff` does
+    /// not compare them. Never set on a declaration.
+    pub search_indexes_unknown: bool,
     /// Stored array paths declared unbounded on purpose (`#[mongo(unbounded)]`): the
     /// unbounded-array lint stays silent on them. Not a server option: never in a plan, and
     /// not part of the manifest.
@@ -194,6 +201,12 @@ impl CollectionSpec {
         self
     }
 
+    /// Adds a search or vector search index.
+    pub fn search_index(mut self, index: SearchIndexSpec) -> CollectionSpec {
+        self.search_indexes.push(index);
+        self
+    }
+
     /// Sets the shard key.
     pub fn shard_key(mut self, key: ShardKey) -> CollectionSpec {
         self.shard_key = Some(key);
@@ -219,8 +232,9 @@ impl CollectionSpec {
         d
     }
 
-    /// The collection as a manifest entry: `{name, options, indexes, shardKey}` (`shardKey` only
-    /// when set; `indexes` never lists `_id_`).
+    /// The collection as a manifest entry: `{name, options, indexes, shardKey, searchIndexes}`
+    /// (`shardKey` only when set, `searchIndexes` only when there are some; `indexes` never
+    /// lists `_id_`).
     pub fn to_manifest_document(&self) -> Document {
         let mut d = Document::new();
         d.insert("name", self.name.clone());
@@ -233,6 +247,14 @@ impl CollectionSpec {
         d.insert("indexes", indexes);
         if let Some(key) = &self.shard_key {
             d.insert("shardKey", key.to_document());
+        }
+        if !self.search_indexes.is_empty() {
+            let search: Vec<Bson> = self
+                .search_indexes
+                .iter()
+                .map(|i| Bson::Document(i.to_document()))
+                .collect();
+            d.insert("searchIndexes", search);
         }
         d
     }
@@ -268,11 +290,27 @@ impl CollectionSpec {
                     .map_err(|e| e.within("shardKey"))?,
             );
         }
+        if let Some(v) = doc.get("searchIndexes") {
+            let Bson::Array(list) = v else {
+                return Err(DocumentError::expected("searchIndexes", "an array", v));
+            };
+            for (i, entry) in list.iter().enumerate() {
+                let at = format!("searchIndexes[{i}]");
+                let entry = read::document(&at, entry)?;
+                spec.search_indexes
+                    .push(SearchIndexSpec::from_document(entry).map_err(|e| e.within(&at))?);
+            }
+        }
         for key in doc.keys() {
-            if !matches!(key.as_str(), "name" | "options" | "indexes" | "shardKey") {
+            if !matches!(
+                key.as_str(),
+                "name" | "options" | "indexes" | "shardKey" | "searchIndexes"
+            ) {
                 return Err(DocumentError {
                     path: key.clone(),
-                    message: "unknown field; expected name, options, indexes or shardKey".into(),
+                    message:
+                        "unknown field; expected name, options, indexes, shardKey or searchIndexes"
+                            .into(),
                 });
             }
         }

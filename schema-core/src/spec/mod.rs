@@ -8,6 +8,7 @@ mod collection;
 mod error;
 mod index;
 pub(crate) mod read;
+pub(crate) mod search;
 pub(crate) mod view;
 
 pub use collation::Collation;
@@ -18,5 +19,8 @@ pub use collection::{
 pub use error::{DocumentError, SpecError};
 pub use index::{
     IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
+};
+pub use search::{
+    MAX_DIMENSIONS, QUANTIZATIONS, SIMILARITIES, SearchIndexSpec, SearchIndexType, VectorField,
 };
 pub use view::View;

@@ -7,6 +7,7 @@ mod explain;
 mod handshake;
 mod index;
 mod listing;
+mod search;
 
 use bson::{Bson, Document, doc};
 
@@ -65,7 +66,11 @@ pub(crate) fn dispatch(
         "insert" => crud::insert(state, &cx),
         "find" => crud::find(state, &cx),
         "count" => crud::count(state, &cx),
+        "aggregate" if search::is_list_search_indexes(&cx) => search::list(state, &cx),
         "aggregate" => crud::aggregate(state, &cx),
+        "createSearchIndexes" => search::create(state, &cx),
+        "updateSearchIndex" => search::update(state, &cx),
+        "dropSearchIndex" => search::drop(state, &cx),
         "explain" => explain::explain(state, &cx),
         // Source: the server's reply to an unknown command (CommandNotFound, 59).
         other => Err(CommandError::new(

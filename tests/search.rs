@@ -142,3 +142,99 @@ fn a_deployment_without_search_still_checks_the_rest() {
         .collect();
     assert_eq!(writes, ["createIndexes"], "{text}");
 }
+
+mod derived {
+    use mongo_schema::MongoSchema;
+    use mongo_schema::spec::{Collection, SearchIndexSpec, VectorField};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    enum Status {
+        Active,
+        Retired,
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    struct Tag {
+        label: String,
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[mongo(
+        collection = "products_v15",
+        search_index(name = "default", dynamic, analyzer = "lucene.english"),
+        vector_index(
+            name = "embedding_index",
+            path = embedding,
+            dimensions = 4,
+            similarity = "dotProduct",
+            quantization = "scalar",
+            filter(status, tenant_id),
+        ),
+    )]
+    struct Product {
+        #[serde(rename = "_id")]
+        id: bson::oid::ObjectId,
+        status: Status,
+        #[serde(rename = "tenantId")]
+        tenant_id: String,
+        embedding: Vec<f32>,
+        tags: Vec<Tag>,
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[mongo(
+        collection = "bad_filter_v15",
+        vector_index(name = "e", path = embedding, dimensions = 3, similarity = "cosine", filter(tag)),
+    )]
+    struct BadFilter {
+        #[serde(rename = "_id")]
+        id: bson::oid::ObjectId,
+        embedding: [f32; 3],
+        tag: Tag,
+    }
+
+    #[test]
+    fn a_derived_vector_index_names_stored_paths_and_pins_the_length() {
+        let spec = Product::collection_spec();
+        assert_eq!(
+            spec.search_indexes,
+            [
+                SearchIndexSpec::dynamic("default").analyzer("lucene.english"),
+                SearchIndexSpec::vector(
+                    "embedding_index",
+                    VectorField::new("embedding", 4, "dotProduct").quantization("scalar"),
+                    ["status", "tenantId"],
+                ),
+            ]
+        );
+        let validator = spec.validator.unwrap();
+        let schema = validator.json_schema.as_ref().unwrap();
+        let embedding = &schema.properties["embedding"];
+        assert_eq!(
+            (embedding.min_items, embedding.max_items),
+            (Some(4), Some(4))
+        );
+        // The declared validator then refuses a vector of another length, and takes one of four.
+        let eval = mongo_schema::eval::Validator::from_document(&validator.to_document()).unwrap();
+        let product = |embedding: Vec<f64>| {
+            let doc = bson::doc! {
+                "_id": bson::oid::ObjectId::new(), "status": "ACTIVE", "tenantId": "t",
+                "embedding": embedding, "tags": [],
+            };
+            bson::serialize_to_raw_document_buf(&doc).unwrap()
+        };
+        assert!(!eval.evaluate(&product(vec![0.5, 0.25])).is_valid());
+        assert!(
+            eval.evaluate(&product(vec![0.5, 0.25, 0.0, 1.0]))
+                .is_valid()
+        );
+    }
+
+    #[test]
+    fn a_filter_on_an_embedded_document_is_refused_when_the_spec_is_built() {
+        let error = BadFilter::try_collection_spec().unwrap_err().to_string();
+        assert!(error.contains("filter field \"tag\" is object"), "{error}");
+    }
+}

@@ -16,6 +16,7 @@ pub fn container(errors: &Errors, c: &Container) {
     shorthands(errors, c);
     if let Some(d) = &c.declaration {
         super::view::view(errors, c, d);
+        super::search::search(errors, c, d);
         declaration(errors, c, d);
     }
 }

@@ -98,6 +98,21 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let images = d.options.change_stream_pre_and_post_images;
     let unbounded = d.unbounded.iter().map(|p| &p.text);
     let view = view_tokens(d);
+    let vector_indexes = d.options.vector_indexes.iter().map(|v| {
+        let (name, path, dims) = (&v.name, &v.path.text, v.dimensions.0 as i64);
+        let similarity = v.similarity.value();
+        let quantization = opt_str(&v.quantization.as_ref().map(syn::LitStr::value));
+        let filters = v.filters.iter().map(|p| &p.text);
+        quote!(__md::VectorIndex {
+            name: #name, path: #path, dimensions: #dims, similarity: #similarity,
+            quantization: #quantization, filters: &[#(#filters),*],
+        })
+    });
+    let search_indexes = d.options.search_indexes.iter().map(|s| {
+        let name = &s.name;
+        let analyzer = opt_str(&s.analyzer);
+        quote!(__md::SearchIndex { name: #name, analyzer: #analyzer })
+    });
     let path_checks = path_checks(c, d);
     let queries = queries_tokens(c, d);
     let versioned = versioned_tokens(c, d);
@@ -121,6 +136,8 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
                 change_stream_pre_and_post_images: #images,
                 unbounded: &[#(#unbounded),*],
                 view: #view,
+                vector_indexes: &[#(#vector_indexes),*],
+                search_indexes: &[#(#search_indexes),*],
             };
             #[automatically_derived]
             impl __md::Declared for #ident {
@@ -189,6 +206,10 @@ fn path_checks(c: &Container, d: &Declaration) -> TokenStream {
     if let Some(ts) = &d.options.timeseries {
         paths.push(&ts.time);
         paths.extend(&ts.meta);
+    }
+    for v in &d.options.vector_indexes {
+        paths.push(&v.path);
+        paths.extend(&v.filters);
     }
     for q in &d.options.queries {
         paths.extend(&q.eq);

@@ -130,9 +130,17 @@ fn a_deployment_without_search_still_checks_the_rest() {
         )]));
     let (outcome, text) = run(&["check", "--uri", &uri, "--format", "json"], &linked);
     assert!(text.contains("search indexes not compared"), "{text}");
-    // The B-tree index is still checked: missing, so drift.
+    // The B-tree index is still checked and reported; the search part could not be: exit 2.
     assert!(text.contains("sku_1"), "{text}");
-    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(
+        text.contains("search indexes not checked: the deployment does not list them"),
+        "{text}"
+    );
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    // Without declared search indexes the same deployment checks as before.
+    let plain = vec![CollectionSpec::new("products")];
+    let (outcome, text) = run(&["check", "--uri", &uri], &plain);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
     server.clear_commands();
     let (_, text) = run(&["apply", "--uri", &uri, "--yes"], &linked);
     let writes: Vec<String> = server

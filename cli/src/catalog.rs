@@ -337,7 +337,7 @@ pub async fn read_live(
             Err(e) => return Err(e.context(format!("listIndexes on {name} failed"))),
         }
     }
-    let (search_indexes, search_unavailable) = list_search_indexes(db, &collections).await?;
+    let (search_indexes, search_unavailable) = list_search_indexes(db, &collections, only).await?;
     Ok(Catalog {
         collections,
         indexes,
@@ -354,13 +354,15 @@ pub async fn read_live(
 async fn list_search_indexes(
     db: &Database,
     collections: &[Document],
+    only: Option<&[String]>,
 ) -> anyhow::Result<(IndexMap<String, Vec<Document>>, Option<String>)> {
     let mut out = IndexMap::new();
     for entry in collections {
         let Ok(name) = entry.get_str("name") else {
             continue;
         };
-        if name.starts_with("system.") {
+        if name.starts_with("system.") || only.is_some_and(|names| !names.iter().any(|n| n == name))
+        {
             continue;
         }
         let command = doc! {

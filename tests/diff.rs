@@ -261,6 +261,10 @@ cases! {
     geo_hashed_text_wildcard_same => "geo-hashed-text-wildcard-same",
     geo_hashed_text_wildcard_differs => "geo-hashed-text-wildcard-differs",
     index_ttl_added_differs => "index-ttl-added-differs",
+    view_same => "view-same",
+    view_differs => "view-differs",
+    search_index_same => "search-index-same",
+    search_index_differs => "search-index-differs",
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,9 +385,35 @@ fn arb_timeseries() -> impl Strategy<Value = CollectionSpec> {
         })
 }
 
+/// A view (issue 15): a source and a pipeline whose numbers come in any of three types.
+fn arb_view() -> impl Strategy<Value = CollectionSpec> {
+    let limit = prop_oneof![
+        Just(bson::Bson::Int32(5)),
+        Just(bson::Bson::Int64(5)),
+        Just(bson::Bson::Double(5.0)),
+        Just(bson::Bson::Int32(7)),
+    ];
+    (
+        prop::sample::select(vec!["a", "b", "c"]),
+        prop::sample::select(vec!["orders", "users"]),
+        prop::option::of(limit),
+        any::<bool>(),
+    )
+        .prop_map(|(name, on, limit, sort)| {
+            let mut pipeline = vec![bson::doc! { "$match": { "status": "PAID" } }];
+            if sort {
+                pipeline.push(bson::doc! { "$sort": { "a": 1, "b": -1 } });
+            }
+            if let Some(limit) = limit {
+                pipeline.push(bson::doc! { "$limit": limit });
+            }
+            CollectionSpec::new(name).view(mongo_schema::spec::View::new(on, pipeline))
+        })
+}
+
 fn arb_specs() -> impl Strategy<Value = Vec<CollectionSpec>> {
     prop::collection::vec(
-        prop_oneof![3 => arb_collection(), 1 => arb_timeseries()],
+        prop_oneof![3 => arb_collection(), 1 => arb_timeseries(), 1 => arb_view()],
         0..3,
     )
     .prop_map(|mut specs| {

@@ -31,6 +31,12 @@ pub struct Catalog {
     /// Read through mongos only: what `checkMetadataConsistency` (7.0+) reports, such as an index
     /// that differs across shards. Not part of the file.
     pub inconsistencies: Vec<Document>,
+    /// `$listSearchIndexes` entries per collection name, verbatim. Written as `searchIndexes`
+    /// when not empty.
+    pub search_indexes: IndexMap<String, Vec<Document>>,
+    /// Why search indexes could not be read from the deployment (a server without search
+    /// answers SearchNotEnabled): declared ones are then not compared. Not part of the file.
+    pub search_unavailable: Option<String>,
 }
 
 impl Catalog {
@@ -111,9 +117,32 @@ impl Catalog {
             }
             Some(_) => bail!("at $.shardKeys: expected an object of config.collections entries"),
         }
+        let mut search_indexes = IndexMap::new();
+        match top.remove("searchIndexes") {
+            None => {}
+            Some(Bson::Document(per_collection)) => {
+                for (name, list) in per_collection {
+                    let at = format!("$.searchIndexes.{name}");
+                    let Bson::Array(entries) = list else {
+                        bail!("at {at}: expected an array of $listSearchIndexes entries");
+                    };
+                    let mut docs = Vec::with_capacity(entries.len());
+                    for (i, entry) in entries.into_iter().enumerate() {
+                        let Bson::Document(doc) = entry else {
+                            bail!("at {at}[{i}]: expected a search index document");
+                        };
+                        docs.push(doc);
+                    }
+                    search_indexes.insert(name, docs);
+                }
+            }
+            Some(_) => bail!(
+                "at $.searchIndexes: expected an object of $listSearchIndexes arrays by collection"
+            ),
+        }
         if let Some(key) = top.keys().next() {
             bail!(
-                "at $.{key}: unknown field; expected only \"collections\", \"indexes\" and \"shardKeys\""
+                "at $.{key}: unknown field; expected only \"collections\", \"indexes\", \"shardKeys\" and \"searchIndexes\""
             );
         }
         for name in indexes.keys() {
@@ -129,6 +158,8 @@ impl Catalog {
             indexes,
             shard_keys,
             inconsistencies: Vec::new(),
+            search_indexes,
+            search_unavailable: None,
         })
     }
 
@@ -161,6 +192,17 @@ impl Catalog {
                 .collect();
             top.insert("shardKeys", keys);
         }
+        if !self.search_indexes.is_empty() {
+            let search: Document = self
+                .search_indexes
+                .iter()
+                .map(|(name, list)| {
+                    let list = list.iter().cloned().map(Bson::Document).collect();
+                    (name.clone(), Bson::Array(list))
+                })
+                .collect();
+            top.insert("searchIndexes", search);
+        }
         let mut text = extjson::to_string(
             &Bson::Document(top),
             ExtJsonMode::Canonical,
@@ -170,8 +212,8 @@ impl Catalog {
         text
     }
 
-    /// The canonical live specs ([`normalize::live_collection`]) of every collection listed,
-    /// views and `system.*` left out, sorted by name.
+    /// The canonical live specs ([`normalize::live_collection`]) of every collection and view
+    /// listed, `system.*` left out, sorted by name.
     ///
     /// # Errors
     /// An entry whose fields have types the server never sends, naming the collection.
@@ -182,6 +224,14 @@ impl Catalog {
             let spec = normalize::live_collection(entry, self.indexes_of(name))
                 .with_context(|| format!("cannot read the live collection {name}"))?;
             let Some(mut spec) = spec else { continue };
+            spec.search_indexes_unknown = self.search_unavailable.is_some();
+            let listed = self
+                .search_indexes
+                .get(name)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            spec.search_indexes = normalize::live_search_indexes(name, listed)
+                .with_context(|| format!("cannot read the search indexes of {name}"))?;
             if let Some(sharded) = self.shard_keys.get(name) {
                 // config.collections holds more (`lastmod`, `uuid`, ...); the key is `key` and `unique`.
                 let mut key = Document::new();
@@ -287,12 +337,58 @@ pub async fn read_live(
             Err(e) => return Err(e.context(format!("listIndexes on {name} failed"))),
         }
     }
+    let (search_indexes, search_unavailable) = list_search_indexes(db, &collections, only).await?;
     Ok(Catalog {
         collections,
         indexes,
         shard_keys,
         inconsistencies,
+        search_indexes,
+        search_unavailable,
     })
+}
+
+/// `$listSearchIndexes` on each collection and view. A deployment without search refuses the
+/// stage (SearchNotEnabled, 31082, on a mongod without `mongot`): the first refusal stops the
+/// listing and is returned as the reason, so that the rest of the catalog is still checked.
+async fn list_search_indexes(
+    db: &Database,
+    collections: &[Document],
+    only: Option<&[String]>,
+) -> anyhow::Result<(IndexMap<String, Vec<Document>>, Option<String>)> {
+    let mut out = IndexMap::new();
+    for entry in collections {
+        let Ok(name) = entry.get_str("name") else {
+            continue;
+        };
+        if name.starts_with("system.") || only.is_some_and(|names| !names.iter().any(|n| n == name))
+        {
+            continue;
+        }
+        let command = doc! {
+            "aggregate": name, "pipeline": [{"$listSearchIndexes": {}}], "cursor": {},
+        };
+        let mut cursor = match db.run_cursor_command(command).await {
+            Ok(cursor) => cursor,
+            Err(e) if deployment::is_namespace_not_found(&e) => continue,
+            Err(e) => return Ok((IndexMap::new(), Some(deployment::explain(&e)))),
+        };
+        let mut entries = Vec::new();
+        while cursor
+            .advance()
+            .await
+            .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
+        {
+            entries.push(
+                Document::try_from(cursor.current())
+                    .context("$listSearchIndexes returned an unreadable entry")?,
+            );
+        }
+        if !entries.is_empty() {
+            out.insert(name.to_owned(), entries);
+        }
+    }
+    Ok((out, None))
 }
 
 /// Whether the driver is talking to a mongos router (`hello` answers `msg: "isdbgrid"`).

@@ -10,10 +10,11 @@ use bson::Document;
 
 use crate::generate::{MongoSchema, PathError, root_schema};
 use crate::schema::JsonSchema;
+use crate::schema::{BsonType, TypeConstraint};
 pub use crate::spec::IndexKind;
 use crate::spec::{
-    Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, ShardKey, SpecError,
-    TimeseriesOptions, ValidationAction, ValidationLevel,
+    Capped, ClusteredIndex, Collation, CollectionSpec, Granularity, SearchIndexSpec, ShardKey,
+    SpecError, TimeseriesOptions, ValidationAction, ValidationLevel, VectorField, View,
 };
 use crate::spec::{IndexKeys, IndexSpec};
 use crate::version::{Version, versioned};
@@ -123,6 +124,52 @@ pub struct Timeseries {
     pub bucketing: Option<(i64, i64)>,
 }
 
+/// The stored name of a declared collection or view: what a view's `view_on = Type` reads, so
+/// that naming a type that declares nothing is a compile error at the type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a declared collection or view",
+    label = "`view_on` names a type with `#[mongo(collection = \"...\")]` or `#[mongo(view = \"...\")]`"
+)]
+pub trait Declared {
+    /// The collection or view name.
+    const NAME: &'static str;
+}
+
+/// `vector_index(...)` as declared; paths are Rust paths.
+#[derive(Clone, Copy, Debug)]
+pub struct VectorIndex {
+    /// The index name.
+    pub name: &'static str,
+    /// The embedding's Rust path.
+    pub path: &'static str,
+    /// `numDimensions`.
+    pub dimensions: i64,
+    /// `similarity`.
+    pub similarity: &'static str,
+    /// `quantization`.
+    pub quantization: Option<&'static str>,
+    /// Filter fields' Rust paths.
+    pub filters: &'static [&'static str],
+}
+
+/// `search_index(name, dynamic, analyzer)` as declared.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchIndex {
+    /// The index name.
+    pub name: &'static str,
+    /// `analyzer`.
+    pub analyzer: Option<&'static str>,
+}
+
+/// `view_on` and `pipeline` of `#[mongo(view = ...)]`.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewSource {
+    /// The source collection or view (from its type's [`Declared::NAME`]).
+    pub view_on: &'static str,
+    /// The pipeline as Extended JSON text (an array of stages; the derive checked it parses).
+    pub pipeline: &'static str,
+}
+
 /// Everything `#[mongo(collection = ...)]` declares, as constant data.
 #[derive(Clone, Copy, Debug)]
 pub struct Declaration {
@@ -154,6 +201,12 @@ pub struct Declaration {
     pub change_stream_pre_and_post_images: bool,
     /// Rust paths of arrays acknowledged as unbounded (`#[mongo(unbounded)]`).
     pub unbounded: &'static [&'static str],
+    /// `#[mongo(view = ...)]`: the collection is a view with this definition.
+    pub view: Option<ViewSource>,
+    /// `vector_index(...)`s.
+    pub vector_indexes: &'static [VectorIndex],
+    /// `search_index(...)`s.
+    pub search_indexes: &'static [SearchIndex],
 }
 
 fn path_error(ns: &str, source: PathError) -> SpecError {
@@ -341,8 +394,125 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
         let stored = resolve::<T>(ns, path)?;
         spec = spec.acknowledge_unbounded(stored);
     }
+    if let Some(view) = declared.view {
+        spec = spec.view(View::new(view.view_on, pipeline(ns, view.pipeline)?));
+    }
+    for declared_index in declared.search_indexes {
+        let mut index = SearchIndexSpec::dynamic(declared_index.name);
+        if let Some(analyzer) = declared_index.analyzer {
+            index = index.analyzer(analyzer);
+        }
+        spec = spec.search_index(index);
+    }
+    for declared_index in declared.vector_indexes {
+        spec = vector_index::<T>(spec, declared_index)?;
+    }
     spec.check()?;
     Ok(spec)
+}
+
+/// BSON types a vector index can filter on: booleans, dates, ObjectIds, numbers, strings and
+/// UUIDs (binData), and null for an optional field ("How to Index Fields for Vector Search").
+const FILTERABLE: &[BsonType] = &[
+    BsonType::Bool,
+    BsonType::Date,
+    BsonType::ObjectId,
+    BsonType::Int,
+    BsonType::Long,
+    BsonType::Double,
+    BsonType::Decimal,
+    BsonType::Number,
+    BsonType::String,
+    BsonType::BinData,
+    BsonType::Null,
+];
+
+/// The schema node at a stored dotted path of the root schema, through `properties`.
+fn node_at<'s>(schema: &'s mut JsonSchema, path: &str) -> Option<&'s mut JsonSchema> {
+    let mut node = schema;
+    for segment in path.split('.') {
+        node = node.properties.get_mut(segment)?;
+    }
+    Some(node)
+}
+
+fn bson_types(node: &JsonSchema) -> Option<&[BsonType]> {
+    match &node.types {
+        Some(TypeConstraint::BsonType(types)) => Some(types),
+        _ => None,
+    }
+}
+
+/// A declared vector index: paths resolved; the embedding must be an array of numbers, and the
+/// validator pins its length to `dimensions` (`minItems = maxItems`); filter fields must be of
+/// filterable types.
+fn vector_index<T: MongoSchema + ?Sized>(
+    mut spec: CollectionSpec,
+    declared: &VectorIndex,
+) -> Result<CollectionSpec, SpecError> {
+    let ns = spec.name.clone();
+    let invalid = |reason: String| SpecError::InvalidIndex {
+        collection: ns.clone(),
+        index: declared.name.to_owned(),
+        reason,
+    };
+    let path = resolve::<T>(&ns, declared.path)?;
+    let mut filters = Vec::new();
+    for filter in declared.filters {
+        filters.push(resolve::<T>(&ns, filter)?);
+    }
+    if let Some(schema) = spec.validator.as_mut().and_then(|v| v.json_schema.as_mut()) {
+        if let Some(node) = node_at(schema, &path) {
+            if let Some(types) = bson_types(node)
+                && !types.contains(&BsonType::Array)
+            {
+                return Err(invalid(format!(
+                    "the vector path {path:?} must be an array of numbers; its schema allows {}",
+                    types
+                        .iter()
+                        .map(|t| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            let n = u64::try_from(declared.dimensions).unwrap_or(0);
+            for (bound, what) in [(node.min_items, "minItems"), (node.max_items, "maxItems")] {
+                if bound.is_some_and(|b| b != n) {
+                    return Err(invalid(format!(
+                        "dimensions = {n}, but the schema of {path:?} has {what} {}",
+                        bound.unwrap_or_default()
+                    )));
+                }
+            }
+            node.min_items = Some(n);
+            node.max_items = Some(n);
+        }
+        for filter in &filters {
+            if let Some(node) = node_at(schema, filter)
+                && let Some(types) = bson_types(node)
+                && let Some(bad) = types.iter().find(|t| !FILTERABLE.contains(t))
+            {
+                return Err(invalid(format!(
+                    "the filter field {filter:?} is {}; a vector index filters booleans, dates, ObjectIds, numbers, strings and UUIDs",
+                    bad.as_str()
+                )));
+            }
+        }
+    }
+    let mut field = VectorField::new(path, declared.dimensions, declared.similarity);
+    if let Some(q) = declared.quantization {
+        field = field.quantization(q);
+    }
+    Ok(spec.search_index(SearchIndexSpec::vector(declared.name, field, filters)))
+}
+
+fn pipeline(ns: &str, text: &str) -> Result<Vec<Document>, SpecError> {
+    let invalid = |reason: String| SpecError::InvalidCollection {
+        collection: ns.to_owned(),
+        reason: format!("the view pipeline is not an Extended JSON array of stages: {reason}"),
+    };
+    let value = crate::extjson::parse(text).map_err(|e| invalid(e.to_string()))?;
+    View::read_pipeline(&value).map_err(|e| invalid(e.to_string()))
 }
 
 /// A JSON object written in an attribute, as a document (the derive checked it is an object).
@@ -406,6 +576,9 @@ mod tests {
         collation: None,
         change_stream_pre_and_post_images: false,
         unbounded: &[],
+        view: None,
+        vector_indexes: &[],
+        search_indexes: &[],
     };
 
     #[test]
@@ -473,6 +646,37 @@ mod tests {
         );
         assert_eq!(spec.indexes[0].weights.get("userId"), Some(&10));
         assert_eq!(spec.indexes[0].weights.get("status"), None);
+    }
+
+    #[test]
+    fn a_view_takes_its_source_and_pipeline() {
+        const DECL: Declaration = Declaration {
+            validator: ValidatorSource::None,
+            view: Some(ViewSource {
+                view_on: "users",
+                pipeline: r#"[{"$match": {"active": true}}, {"$limit": {"$numberLong": "5"}}]"#,
+            }),
+            ..EMPTY
+        };
+        let spec = build::<Order>(&DECL).unwrap();
+        let view = spec.options.view.unwrap();
+        assert_eq!(view.view_on, "users");
+        assert_eq!(
+            view.pipeline,
+            [
+                doc! { "$match": { "active": true } },
+                doc! { "$limit": 5_i64 }
+            ]
+        );
+        const BAD: Declaration = Declaration {
+            view: Some(ViewSource {
+                view_on: "users",
+                pipeline: r#"[1]"#,
+            }),
+            ..DECL
+        };
+        let error = build::<Order>(&BAD).unwrap_err().to_string();
+        assert!(error.contains("pipeline[0]"), "{error}");
     }
 
     #[test]

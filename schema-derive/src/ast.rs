@@ -451,13 +451,24 @@ pub struct Declaration {
     pub options: CollectionAttrs,
     pub text_fields: Vec<(KeyPath, i64)>,
     pub unbounded: Vec<KeyPath>,
+    /// `view = "name"`: the span of the key when the declaration is a view.
+    pub view: Option<Span>,
+    /// The `collection` key of a type that also says `view`: `check` refuses the pair.
+    pub collection_beside_view: Option<Span>,
 }
 
 impl Declaration {
     /// Moves the declaration's parts out of the attributes of the type, its fields and its
-    /// variants; `None` without `collection` (the shorthands stay for `check` to report).
+    /// variants; `None` without `collection` or `view` (the shorthands stay for `check` to
+    /// report).
     fn from_parts(mongo: &mut MongoAttrs, tag: &Tag, body: &mut Body) -> Option<Declaration> {
-        let (name, at) = mongo.declaration.collection.take()?;
+        let collection = mongo.declaration.collection.take();
+        let (name, at, view, collection_beside_view) =
+            match (collection, mongo.declaration.view.take()) {
+                (collection, Some((name, at))) => (name, at, Some(at), collection.map(|c| c.1)),
+                (Some((name, at)), None) => (name, at, None, None),
+                (None, None) => return None,
+            };
         let options = std::mem::take(&mut mongo.declaration).options;
         let mut decl = Declaration {
             name,
@@ -465,6 +476,8 @@ impl Declaration {
             options,
             text_fields: Vec::new(),
             unbounded: Vec::new(),
+            view,
+            collection_beside_view,
         };
         match body {
             Body::Struct(_, fields) => {

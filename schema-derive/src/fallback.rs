@@ -8,10 +8,10 @@ use quote::quote;
 use crate::attr::{self, Scope};
 use crate::errors::Errors;
 
-/// `MongoSchema` accepting anything, and `Collection` with an empty spec when the type
-/// declares a collection.
+/// `MongoSchema` accepting anything, and `Collection` (and `Declared`) with an empty spec when
+/// the type declares a collection or a view.
 pub fn stubs(input: &syn::DeriveInput) -> TokenStream {
-    // The attributes again, for the crate path and `collection` only: their problems were
+    // The attributes again, for the crate path and `collection`/`view` only: their problems were
     // reported by the first reading.
     let scratch = Errors::new();
     let mongo = attr::parse(&scratch, &input.attrs, Scope::Container);
@@ -19,13 +19,18 @@ pub fn stubs(input: &syn::DeriveInput) -> TokenStream {
     let krate = mongo.crate_path();
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let collection = mongo.declaration.collection.is_some().then(|| {
+    let declared = mongo.declaration.collection.is_some() || mongo.declaration.view.is_some();
+    let collection = declared.then(|| {
         quote! {
             #[automatically_derived]
             impl #impl_generics __mp::Collection for #ident #ty_generics #where_clause {
                 fn collection_spec() -> __mp::CollectionSpec {
                     __mp::CollectionSpec::new("")
                 }
+            }
+            #[automatically_derived]
+            impl #impl_generics __mp::declare::Declared for #ident #ty_generics #where_clause {
+                const NAME: &'static str = "";
             }
         }
     });

@@ -78,4 +78,7 @@ pub struct Quirks {
     /// Answer `hello` as the primary of a one-member replica set of this name (`setName`,
     /// `hosts`, `primary`, `me`), so that `createIndexes` accepts `commitQuorum`.
     pub replica_set: Option<String>,
+    /// A deployment without search (`mongot`): `createSearchIndexes`, `updateSearchIndex`,
+    /// `dropSearchIndex` and `$listSearchIndexes` fail with SearchNotEnabled (31082).
+    pub search_unsupported: bool,
 }

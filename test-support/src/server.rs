@@ -163,6 +163,41 @@ impl TestServer {
         self.seed_index_entry(db, collection, IndexEntry { spec, build: None });
     }
 
+    /// Adds a search index from a `$listSearchIndexes` entry (`name`, `type`, `status`,
+    /// `latestDefinition`): listed with that status first, then moving on as a build does
+    /// (`FAILED` stays failed).
+    ///
+    /// # Panics
+    /// When the collection does not exist.
+    pub fn seed_search_index(&self, db: &str, collection: &str, listed: Document) {
+        let mut state = self.state();
+        let id = state.next_search_index_id();
+        let coll = state
+            .collection_mut(db, collection)
+            .expect("seed the collection before its search indexes");
+        let status = listed.get_str("status").unwrap_or("READY");
+        let step = match status {
+            "PENDING" => 0,
+            "BUILDING" => 1,
+            "FAILED" => usize::MAX,
+            _ => 2,
+        };
+        coll.search_indexes.push(crate::state::SearchIndex {
+            id: listed
+                .get_str("id")
+                .map(str::to_owned)
+                .unwrap_or_else(|_| format!("{id:024x}")),
+            name: listed.get_str("name").unwrap_or("default").to_owned(),
+            kind: listed.get_str("type").unwrap_or("search").to_owned(),
+            definition: listed
+                .get_document("latestDefinition")
+                .cloned()
+                .unwrap_or_default(),
+            step,
+            version: 0,
+        });
+    }
+
     /// Appends an index whose build is in progress: `listIndexes` with `includeIndexBuildInfo: true`
     /// lists it as `{spec, indexBuildInfo}`.
     ///

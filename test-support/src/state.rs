@@ -31,6 +31,8 @@ pub(crate) struct State {
     pub(crate) usage: crate::commands::index_stats::Usage,
     /// Index builds held for `currentOp` to see.
     pub(crate) builds: crate::commands::current_op::Builds,
+    /// The next search index id (`commands/search.rs`).
+    next_search_index: u64,
 }
 
 /// A database: its collections in creation order (listCollections returns them so).
@@ -47,6 +49,22 @@ pub(crate) struct Collection {
     pub(crate) entry: Document,
     pub(crate) indexes: Vec<IndexEntry>,
     pub(crate) documents: Vec<Document>,
+    /// Search and vector search indexes (`commands/search.rs`).
+    pub(crate) search_indexes: Vec<SearchIndex>,
+}
+
+/// A search index and how far its build has gone.
+#[derive(Debug, Clone)]
+pub(crate) struct SearchIndex {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    /// `search` or `vectorSearch`.
+    pub(crate) kind: String,
+    pub(crate) definition: Document,
+    /// Listings since the last create or update: the build's status follows it.
+    pub(crate) step: usize,
+    /// `latestDefinitionVersion.version`: 0, then one more per update.
+    pub(crate) version: i64,
 }
 
 /// An index as listIndexes shows it, and its build state.
@@ -71,6 +89,12 @@ pub(crate) struct Cursor {
 }
 
 impl State {
+    /// A fresh search index id, as the service hands out ObjectId-like strings.
+    pub(crate) fn next_search_index_id(&mut self) -> u64 {
+        self.next_search_index += 16;
+        self.next_search_index
+    }
+
     pub(crate) fn new(options: TestServerOptions, port: u16) -> Self {
         Self {
             version: options.version,
@@ -79,6 +103,7 @@ impl State {
             databases: BTreeMap::new(),
             cursors: HashMap::new(),
             next_cursor_id: 7_340_000_001,
+            next_search_index: 0x6524_0960_20da_8408,
             recorded: Vec::new(),
             failures: Vec::new(),
             explains: Vec::new(),
@@ -148,6 +173,7 @@ impl Collection {
             entry,
             indexes: Vec::new(),
             documents: Vec::new(),
+            search_indexes: Vec::new(),
         })
     }
 

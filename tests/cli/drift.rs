@@ -21,6 +21,11 @@ fn seed_catalog(server: &TestServer, db: &str, catalog: &Catalog) {
             }
         }
     }
+    for (name, listed) in &catalog.search_indexes {
+        for index in listed {
+            server.seed_search_index(db, name, index.clone());
+        }
+    }
 }
 
 /// Every drift case of `diff_cases/` (each normalization rule, a same and a differs case) gives
@@ -135,6 +140,7 @@ fn shard_keys_are_compared_from_a_catalog_file() {
                 .into_iter()
                 .collect(),
             inconsistencies: Vec::new(),
+            ..Catalog::default()
         };
         let file = dir.join(format!("{name}.json"));
         std::fs::write(&file, catalog.to_extjson()).unwrap();

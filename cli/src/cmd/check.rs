@@ -33,6 +33,16 @@ pub fn run(
         }
     };
     console.out(&text);
+    // Declared search indexes on a deployment that cannot list them: that part could not be
+    // checked (exit 2), the rest is reported above.
+    if let Some(reason) = &catalog.search_unavailable
+        && declared.iter().any(|s| !s.search_indexes.is_empty())
+    {
+        console.err(&format!(
+            "search indexes not checked: the deployment does not list them ({reason})\n"
+        ));
+        return Ok(Outcome::Failed);
+    }
     // An index that differs across shards is drift the server itself reports.
     Ok(if found.is_empty() {
         outcome(&changes)

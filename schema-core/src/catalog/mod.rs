@@ -23,6 +23,9 @@ pub struct Catalog {
     pub collections: Vec<Document>,
     /// `listIndexes` entries by collection name, verbatim.
     pub indexes: BTreeMap<String, Vec<Document>>,
+    /// `$listSearchIndexes` entries by collection name, verbatim (`searchIndexes` in the file,
+    /// left out when empty).
+    pub search_indexes: BTreeMap<String, Vec<Document>>,
 }
 
 impl Catalog {
@@ -92,6 +95,37 @@ impl Catalog {
                 )));
             }
         }
+        match doc.get("searchIndexes") {
+            None => {}
+            Some(Bson::Document(by_name)) => {
+                for (name, list) in by_name {
+                    let at = format!("searchIndexes.{name}");
+                    let Bson::Array(list) = list else {
+                        return Err(shape(DocumentError::expected(&at, "an array", list)));
+                    };
+                    let entries = list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| match e {
+                            Bson::Document(d) => Ok(d.clone()),
+                            other => Err(shape(DocumentError::expected(
+                                &format!("{at}[{i}]"),
+                                "a document",
+                                other,
+                            ))),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    catalog.search_indexes.insert(name.clone(), entries);
+                }
+            }
+            Some(other) => {
+                return Err(shape(DocumentError::expected(
+                    "searchIndexes",
+                    "a document",
+                    other,
+                )));
+            }
+        }
         Ok(catalog)
     }
 
@@ -120,7 +154,19 @@ impl Catalog {
                 (name.clone(), Bson::Array(list))
             })
             .collect();
-        bson::doc! { "collections": collections, "indexes": indexes }
+        let mut d = bson::doc! { "collections": collections, "indexes": indexes };
+        if !self.search_indexes.is_empty() {
+            let search: Document = self
+                .search_indexes
+                .iter()
+                .map(|(name, list)| {
+                    let list: Vec<Bson> = list.iter().cloned().map(Bson::Document).collect();
+                    (name.clone(), Bson::Array(list))
+                })
+                .collect();
+            d.insert("searchIndexes", search);
+        }
+        d
     }
 
     /// The catalog as pretty canonical Extended JSON, ending in a newline.
@@ -131,7 +177,7 @@ impl Catalog {
         text
     }
 
-    /// The live specs of every collection, canonical and sorted by name. Views and `system.*`
+    /// The live specs of every collection and view, canonical and sorted by name. `system.*`
     /// collections are skipped: they are not collections a manifest declares.
     ///
     /// # Errors
@@ -141,7 +187,13 @@ impl Catalog {
         for entry in &self.collections {
             let name = entry.get_str("name").unwrap_or_default();
             let indexes = self.indexes.get(name).map(Vec::as_slice).unwrap_or(&[]);
-            if let Some(spec) = live_collection(entry, indexes)? {
+            if let Some(mut spec) = live_collection(entry, indexes)? {
+                let listed = self
+                    .search_indexes
+                    .get(name)
+                    .map(Vec::as_slice)
+                    .unwrap_or(&[]);
+                spec.search_indexes = crate::normalize::live_search_indexes(name, listed)?;
                 specs.push(spec);
             }
         }

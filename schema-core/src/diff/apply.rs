@@ -135,6 +135,11 @@ pub fn apply_command(
             }
             Ok(())
         }
+        "createSearchIndexes" | "updateSearchIndex" | "dropSearchIndex" => {
+            let i = position.ok_or_else(|| fail(name, 26, "ns does not exist"))?;
+            super::search::apply(&mut model[i], command)
+                .map_err(|(code, message)| fail(name, code, message))
+        }
         other => Err(fail(other, 59, "no such command in the model")),
     }
 }
@@ -211,6 +216,9 @@ fn coll_mod(spec: &mut CollectionSpec, command: &Document) -> Result<(), ApplyEr
             "index" => {
                 let change = read::document(key, value).map_err(|e| fail(cmd, 2, e.to_string()))?;
                 index_mod(spec, change)?;
+            }
+            "viewOn" | "pipeline" => {
+                crate::spec::view::coll_mod_view(spec, key, value).map_err(|e| fail(cmd, 2, e))?;
             }
             other => return Err(fail(cmd, 2, format!("unknown collMod option {other}"))),
         }

@@ -65,6 +65,11 @@ fn change(
 
 /// Compares two canonical specs of one collection.
 pub(super) fn collection(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<Change>) {
+    // A view in place of a collection (or the reverse) is one change: nothing else compares.
+    if d.is_view() != l.is_view() {
+        super::view::compare(d, l, out);
+        return;
+    }
     validator(d, l, out);
     if d.validation_level != l.validation_level {
         out.push(change(
@@ -87,7 +92,9 @@ pub(super) fn collection(d: &CollectionSpec, l: &CollectionSpec, out: &mut Vec<C
         ));
     }
     options(d, l, out);
+    super::view::compare(d, l, out);
     indexes(d, l, out);
+    super::search::compare(d, l, out);
     shard_key(d, l, out);
 }
 

@@ -9,6 +9,8 @@ mod apply;
 mod compare;
 mod judge;
 mod plan;
+mod search;
+mod view;
 
 use std::fmt;
 
@@ -103,6 +105,10 @@ pub enum Aspect {
     },
     /// The shard key.
     ShardKey,
+    /// A view's definition: `viewOn` and `pipeline`.
+    View,
+    /// A search or vector search index, by name.
+    SearchIndex(String),
 }
 
 impl fmt::Display for Aspect {
@@ -116,6 +122,8 @@ impl fmt::Display for Aspect {
             Aspect::Index(name) => write!(f, "index {name}"),
             Aspect::IndexOption { index, option } => write!(f, "index {index} option {option}"),
             Aspect::ShardKey => f.write_str("shardKey"),
+            Aspect::View => f.write_str("view"),
+            Aspect::SearchIndex(name) => write!(f, "search index {name}"),
         }
     }
 }
@@ -167,10 +175,14 @@ impl Change {
     /// Whether this change is drift (a `check` exits 1). As [`ChangeKind::is_drift`], except
     /// that an unmanaged option counts when the declaration sets it: the server does not hold
     /// what was declared. Options only the server has (fields a newer server lists, settings made
-    /// by hand) and a shard key that could not be read are reported without failing a check.
+    /// by hand), a shard key that could not be read and search indexes that were not read are
+    /// reported without failing a check.
     pub fn is_drift(&self) -> bool {
         match self.kind {
-            ChangeKind::Unmanaged => self.declared.is_some() && self.aspect != Aspect::ShardKey,
+            ChangeKind::Unmanaged => {
+                self.declared.is_some()
+                    && !matches!(self.aspect, Aspect::ShardKey | Aspect::SearchIndex(_))
+            }
             kind => kind.is_drift(),
         }
     }

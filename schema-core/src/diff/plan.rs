@@ -321,6 +321,10 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
     };
     // Which live index names this plan frees and which it leaves in place.
     for c in changes {
+        // Search indexes have names of their own, apart from the collection's indexes.
+        if matches!(c.aspect, Aspect::SearchIndex(_)) {
+            continue;
+        }
         let Some(live_doc) = c.live.as_ref().and_then(Bson::as_document) else {
             continue;
         };
@@ -497,7 +501,11 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     command.insert(k.clone(), v.clone());
                 }
             }
-            let step = b.step(coll, command, format!("create collection {coll}"));
+            let summary = match command.get_str("viewOn") {
+                Ok(on) => format!("create view {coll} on {on}"),
+                Err(_) => format!("create collection {coll}"),
+            };
+            let step = b.step(coll, command, summary);
             b.push(Phase::CreateCollections, step);
             if let Ok(indexes) = entry.get_array("indexes")
                 && !indexes.is_empty()
@@ -510,6 +518,19 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                     coll,
                     bson::doc! { "createIndexes": coll, "indexes": indexes.clone() },
                     format!("build indexes {} on the new collection", names.join(", ")),
+                );
+                b.push(Phase::CreateCollections, step);
+            }
+            if let Ok(search) = entry.get_array("searchIndexes")
+                && !search.is_empty()
+            {
+                let step = b.step(
+                    coll,
+                    bson::doc! { "createSearchIndexes": coll, "indexes": search.clone() },
+                    format!(
+                        "create {} search indexes on the new collection",
+                        search.len()
+                    ),
                 );
                 b.push(Phase::CreateCollections, step);
             }
@@ -725,6 +746,27 @@ fn plan_change(b: &mut Builder<'_>, c: &Change) {
                 }
             }
         }
+        (_, Aspect::SearchIndex(_)) => match super::search::steps(c, b.options.prune) {
+            Ok(steps) => {
+                for s in steps {
+                    let phase = match (s.drop, c.kind) {
+                        (true, _) => Phase::Drop,
+                        (false, ChangeKind::Rebuild) => Phase::Replace,
+                        (false, _) => Phase::CreateIndexes,
+                    };
+                    let step = b.step(coll, s.command, s.summary);
+                    b.push(phase, step);
+                }
+            }
+            Err(reason) => b.skip(c, reason),
+        },
+        (ChangeKind::InPlace, Aspect::View) => match super::view::coll_mod(coll, declared_doc) {
+            Some(command) => {
+                let step = b.step(coll, command, format!("change view {coll}"));
+                b.push(Phase::CollMod, step);
+            }
+            None => b.skip(c, "the declared view definition cannot be read"),
+        },
         (ChangeKind::Rebuild, Aspect::Index(_)) => plan_index_rebuild(b, c, declared_doc, live_doc),
         (ChangeKind::Rebuild, _) => b.skip(
             c,

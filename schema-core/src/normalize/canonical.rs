@@ -57,10 +57,11 @@ pub fn live(spec: &CollectionSpec) -> CollectionSpec {
 }
 
 pub(super) fn canonical(mut spec: CollectionSpec) -> CollectionSpec {
-    if spec.validation_level.is_none() {
+    // A view validates nothing: it has no validation settings to default.
+    if spec.validation_level.is_none() && !spec.is_view() {
         spec.validation_level = Some(ValidationLevel::DEFAULT);
     }
-    if spec.validation_action.is_none() {
+    if spec.validation_action.is_none() && !spec.is_view() {
         spec.validation_action = Some(ValidationAction::DEFAULT);
     }
     let options = &mut spec.options;

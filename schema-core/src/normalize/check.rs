@@ -22,6 +22,9 @@ impl CollectionSpec {
                     .into(),
             });
         }
+        if let Some(view) = &self.options.view {
+            crate::spec::view::check_view(self, view)?;
+        }
         if self.options.timeseries.is_some() && self.validator.is_some() {
             return Err(SpecError::ValidatorOnTimeseries { collection: ns });
         }
@@ -139,6 +142,7 @@ impl CollectionSpec {
         if let Some(key) = &self.shard_key {
             key.check(&ns)?;
         }
+        crate::spec::search::check_all(&ns, &self.search_indexes)?;
         Ok(())
     }
 }

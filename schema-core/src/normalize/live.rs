@@ -5,8 +5,8 @@ use bson::{Bson, Document};
 
 use super::canonical::canonical;
 use crate::manifest::ManifestError;
-use crate::spec::IndexSpec;
 use crate::spec::{Collation, CollectionSpec, DocumentError};
+use crate::spec::{IndexSpec, SearchIndexSpec};
 
 /// A server reply that cannot be read as a collection or index.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +36,8 @@ pub enum NormalizeError {
 }
 
 /// Reads one `listCollections` entry and its `listIndexes` entries into a canonical live spec.
-/// `None` for a view or a `system.*` collection.
+/// `None` for a `system.*` collection. A view (`type: "view"`, options `{viewOn, pipeline}`)
+/// is a spec with [`CollectionOptions::view`](crate::spec::CollectionOptions::view) set.
 ///
 /// Top-level fields of the entry other than `name`, `type`, `options`, `info` and `idIndex`, and
 /// fields of `info` other than `uuid` and `readOnly`, are kept as unmanaged options under their
@@ -69,7 +70,7 @@ pub fn live_collection(
     if ns.is_empty() {
         return Err(err(DocumentError::missing("name")));
     }
-    if entry.get_str("type").is_ok_and(|t| t == "view") || ns.starts_with("system.") {
+    if ns.starts_with("system.") {
         return Ok(None);
     }
     let options = match entry.get("options") {
@@ -106,6 +107,31 @@ pub fn live_collection(
         spec.indexes.push(index);
     }
     Ok(Some(canonical(spec)))
+}
+
+/// Reads the `$listSearchIndexes` entries of one collection into live search index specs (their
+/// status kept).
+///
+/// # Errors
+/// [`NormalizeError::Index`] for an entry without `name` or `latestDefinition`.
+pub fn live_search_indexes(
+    ns: &str,
+    listed: &[Document],
+) -> Result<Vec<SearchIndexSpec>, NormalizeError> {
+    listed
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            SearchIndexSpec::from_listed(entry).map_err(|source| NormalizeError::Index {
+                collection: ns.to_owned(),
+                index: entry
+                    .get_str("name")
+                    .map(str::to_owned)
+                    .unwrap_or_else(|_| format!("search #{i}")),
+                source,
+            })
+        })
+        .collect()
 }
 
 /// Reads one `listIndexes` entry, unwrapping an in-progress build into a spec with

@@ -50,6 +50,7 @@ mod canonical;
 mod check;
 mod equivalence;
 mod live;
+mod search;
 
 pub use canonical::{create_form, declared, declared_all, live};
 pub use equivalence::{
@@ -57,7 +58,8 @@ pub use equivalence::{
     identical, validators_equal, values_equal,
 };
 pub(crate) use equivalence::{optional_filters_equal, same_identity};
-pub use live::{NormalizeError, live_collection};
+pub use live::{NormalizeError, live_collection, live_search_indexes};
+pub use search::{canonical_definition, search_definitions_equal};
 
 #[cfg(test)]
 mod tests {
@@ -315,10 +317,18 @@ mod tests {
     }
 
     #[test]
-    fn views_and_system_collections_are_skipped() {
-        let view =
-            doc! { "name": "v", "type": "view", "options": { "viewOn": "c", "pipeline": [] } };
-        assert!(live_collection(&view, &[]).unwrap().is_none());
+    fn views_are_read_and_system_collections_skipped() {
+        let view = doc! {
+            "name": "v", "type": "view",
+            "options": { "viewOn": "c", "pipeline": [{ "$match": { "a": 1 } }] },
+            "info": { "readOnly": true },
+        };
+        let live = live_collection(&view, &[]).unwrap().unwrap();
+        let definition = live.options.view.as_ref().unwrap();
+        assert_eq!(definition.view_on, "c");
+        assert_eq!(definition.pipeline, [doc! { "$match": { "a": 1 } }]);
+        assert_eq!(live.validation_level, None);
+        assert!(live.options.other.is_empty());
         let system = doc! { "name": "system.buckets.t", "type": "collection", "options": {} };
         assert!(live_collection(&system, &[]).unwrap().is_none());
     }

@@ -10,7 +10,9 @@ use super::collation::Collation;
 use super::error::{DocumentError, SpecError};
 use super::index::{IndexKeys, IndexKind, IndexSpec};
 use super::read;
+use super::search::SearchIndexSpec;
 use super::validator::ValidatorSpec;
+use super::view::View;
 use crate::generate::MongoSchema;
 use crate::schema::JsonSchema;
 
@@ -91,6 +93,12 @@ pub struct CollectionSpec {
     pub indexes: Vec<IndexSpec>,
     /// How the collection is sharded, if it is.
     pub shard_key: Option<ShardKey>,
+    /// Search and vector search indexes (`createSearchIndexes`), in declaration order.
+    pub search_indexes: Vec<SearchIndexSpec>,
+    /// On a live spec: the deployment's search indexes were not read (`$listSearchIndexes` not
+    /// run, or not supported), so [`CollectionSpec::search_indexes`] says nothing and `diff` does
+    /// not compare them. Never set on a declaration.
+    pub search_indexes_unknown: bool,
     /// Stored array paths declared unbounded on purpose (`#[mongo(unbounded)]`): the
     /// unbounded-array lint stays silent on them. Not a server option: never in a plan, and
     /// not part of the manifest.
@@ -171,6 +179,17 @@ impl CollectionSpec {
         self
     }
 
+    /// Makes it a view: read-only, computed from `view.view_on` through its pipeline.
+    pub fn view(mut self, view: View) -> CollectionSpec {
+        self.options.view = Some(view);
+        self
+    }
+
+    /// Whether this is a view (`viewOn` and `pipeline`) rather than a collection.
+    pub fn is_view(&self) -> bool {
+        self.options.view.is_some()
+    }
+
     /// Sets a `create` option the model does not know, passed to the server verbatim.
     pub fn option(mut self, key: impl Into<String>, value: impl Into<Bson>) -> CollectionSpec {
         self.options.other.insert(key.into(), value.into());
@@ -183,6 +202,12 @@ impl CollectionSpec {
         self
     }
 
+    /// Adds a search or vector search index.
+    pub fn search_index(mut self, index: SearchIndexSpec) -> CollectionSpec {
+        self.search_indexes.push(index);
+        self
+    }
+
     /// Sets the shard key.
     pub fn shard_key(mut self, key: ShardKey) -> CollectionSpec {
         self.shard_key = Some(key);
@@ -190,7 +215,7 @@ impl CollectionSpec {
     }
 
     /// The `create` options, without `create` itself, in a fixed order: `validator`,
-    /// `validationLevel`, `validationAction`, `timeseries`, `expireAfterSeconds`, `capped`,
+    /// `validationLevel`, `validationAction`, `viewOn`, `pipeline`, `timeseries`, `expireAfterSeconds`, `capped`,
     /// `size`, `max`, `collation`, `clusteredIndex`, `changeStreamPreAndPostImages`, then unknown
     /// options in the order given.
     pub fn to_options_document(&self) -> Document {
@@ -208,8 +233,9 @@ impl CollectionSpec {
         d
     }
 
-    /// The collection as a manifest entry: `{name, options, indexes, shardKey}` (`shardKey` only
-    /// when set; `indexes` never lists `_id_`).
+    /// The collection as a manifest entry: `{name, options, indexes, shardKey, searchIndexes}`
+    /// (`shardKey` only when set, `searchIndexes` only when there are some; `indexes` never
+    /// lists `_id_`).
     pub fn to_manifest_document(&self) -> Document {
         let mut d = Document::new();
         d.insert("name", self.name.clone());
@@ -222,6 +248,14 @@ impl CollectionSpec {
         d.insert("indexes", indexes);
         if let Some(key) = &self.shard_key {
             d.insert("shardKey", key.to_document());
+        }
+        if !self.search_indexes.is_empty() {
+            let search: Vec<Bson> = self
+                .search_indexes
+                .iter()
+                .map(|i| Bson::Document(i.to_document()))
+                .collect();
+            d.insert("searchIndexes", search);
         }
         d
     }
@@ -257,11 +291,27 @@ impl CollectionSpec {
                     .map_err(|e| e.within("shardKey"))?,
             );
         }
+        if let Some(v) = doc.get("searchIndexes") {
+            let Bson::Array(list) = v else {
+                return Err(DocumentError::expected("searchIndexes", "an array", v));
+            };
+            for (i, entry) in list.iter().enumerate() {
+                let at = format!("searchIndexes[{i}]");
+                let entry = read::document(&at, entry)?;
+                spec.search_indexes
+                    .push(SearchIndexSpec::from_document(entry).map_err(|e| e.within(&at))?);
+            }
+        }
         for key in doc.keys() {
-            if !matches!(key.as_str(), "name" | "options" | "indexes" | "shardKey") {
+            if !matches!(
+                key.as_str(),
+                "name" | "options" | "indexes" | "shardKey" | "searchIndexes"
+            ) {
                 return Err(DocumentError {
                     path: key.clone(),
-                    message: "unknown field; expected name, options, indexes or shardKey".into(),
+                    message:
+                        "unknown field; expected name, options, indexes, shardKey or searchIndexes"
+                            .into(),
                 });
             }
         }
@@ -336,6 +386,14 @@ impl CollectionSpec {
                 "clusteredIndex" => {
                     spec.options.clustered_index =
                         Some(ClusteredIndex::from_bson(value).map_err(|e| e.within(key))?);
+                }
+                "viewOn" => {
+                    let view_on = read::string(key, value)?;
+                    spec.options.view.get_or_insert_with(View::default).view_on = view_on;
+                }
+                "pipeline" => {
+                    let pipeline = View::read_pipeline(value)?;
+                    spec.options.view.get_or_insert_with(View::default).pipeline = pipeline;
                 }
                 "changeStreamPreAndPostImages" => {
                     let d = read::document(key, value)?;
@@ -473,12 +531,17 @@ pub struct CollectionOptions {
     pub collation: Option<Collation>,
     /// `changeStreamPreAndPostImages.enabled`.
     pub change_stream_pre_and_post_images: Option<bool>,
+    /// `viewOn` and `pipeline`: the collection is a view.
+    pub view: Option<View>,
     /// Options the model does not know, kept verbatim (reported as unmanaged by `diff`).
     pub other: Document,
 }
 
 impl CollectionOptions {
     fn write_into(&self, d: &mut Document) {
+        if let Some(view) = &self.view {
+            view.write_into(d);
+        }
         if let Some(ts) = &self.timeseries {
             d.insert("timeseries", ts.to_document());
         }

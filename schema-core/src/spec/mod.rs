@@ -8,7 +8,9 @@ mod collection;
 mod error;
 mod index;
 pub(crate) mod read;
+pub(crate) mod search;
 mod validator;
+pub(crate) mod view;
 
 pub use collation::Collation;
 pub use collection::{
@@ -19,4 +21,8 @@ pub use error::{DocumentError, SpecError};
 pub use index::{
     IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
 };
+pub use search::{
+    MAX_DIMENSIONS, QUANTIZATIONS, SIMILARITIES, SearchIndexSpec, SearchIndexType, VectorField,
+};
 pub use validator::ValidatorSpec;
+pub use view::View;

@@ -102,6 +102,24 @@ pub struct QueryDecl {
     pub frequency: Option<String>,
 }
 
+/// `vector_index(name, path, dimensions, similarity, quantization, filter(...))`.
+pub struct VectorIndexDecl {
+    pub name: String,
+    pub path: KeyPath,
+    pub dimensions: (u64, Span),
+    pub similarity: LitStr,
+    pub quantization: Option<LitStr>,
+    pub filters: Vec<KeyPath>,
+    pub span: Span,
+}
+
+/// `search_index(name, dynamic, analyzer)`.
+pub struct SearchIndexDecl {
+    pub name: String,
+    pub analyzer: Option<String>,
+    pub span: Span,
+}
+
 /// `timeseries(time_field = ..., meta_field = ..., granularity = ..., bucket_*)`.
 pub struct TimeseriesDecl {
     pub time: KeyPath,
@@ -158,6 +176,12 @@ pub struct CollectionAttrs {
     pub change_stream_pre_and_post_images: bool,
     pub version: Option<VersionDecl>,
     pub queries: Vec<QueryDecl>,
+    /// `view_on = Type`: the source of a view, with the key's span.
+    pub view_on: Option<(syn::Type, Span)>,
+    /// `pipeline = "[...]"`: a view's stages as JSON text, with the key's span.
+    pub pipeline: Option<(String, Span)>,
+    pub vector_indexes: Vec<VectorIndexDecl>,
+    pub search_indexes: Vec<SearchIndexDecl>,
 }
 
 /// The declaration's keys written on one item.
@@ -165,6 +189,8 @@ pub struct CollectionAttrs {
 pub struct DeclarationAttrs {
     /// `collection = "name"`, with the key's span (what the type-wide errors point at).
     pub collection: Option<(LitStr, Span)>,
+    /// `view = "name"`, with the key's span.
+    pub view: Option<(LitStr, Span)>,
     pub options: CollectionAttrs,
     pub field_index: Option<FieldIndexAttrs>,
     pub text: Option<(i64, Span)>,
@@ -195,6 +221,9 @@ impl DeclarationAttrs {
             let span = entry.span;
             match (entry.name(), entry.value) {
                 ("collection", Value::Str(s)) => out.collection = Some((s, span)),
+                ("view", Value::Str(s)) => out.view = Some((s, span)),
+                ("view_on", Value::Type(t)) => out.options.view_on = Some((t, span)),
+                ("pipeline", Value::Json(j)) => out.options.pipeline = Some((j, span)),
                 ("validator", Value::Flag(b)) => out.options.validator = Some(b),
                 ("validation_level", Value::Str(s)) => {
                     out.options.validation_level = Some(s.value())
@@ -234,6 +263,14 @@ impl DeclarationAttrs {
                 ("query", Value::Nested(list)) => {
                     out.options.queries.extend(query(errors, span, list))
                 }
+                ("vector_index", Value::Nested(list)) => out
+                    .options
+                    .vector_indexes
+                    .extend(vector_index(errors, span, list)),
+                ("search_index", Value::Nested(list)) => out
+                    .options
+                    .search_indexes
+                    .extend(search_index(errors, span, list)),
                 ("text", Value::TextWeight(w)) => out.text = Some((w, span)),
                 ("unbounded", Value::Flag(b)) => out.unbounded = b.then_some(span),
                 ("index", Value::FieldIndex(shape)) => {
@@ -391,6 +428,65 @@ fn version(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<VersionDe
         current,
         previous,
         absent,
+        span,
+    })
+}
+
+fn vector_index(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<VectorIndexDecl> {
+    let (mut name, mut path, mut dimensions, mut similarity) = (None, None, None, None);
+    let (mut quantization, mut filters) = (None, Vec::new());
+    for entry in entries {
+        let at = entry.span;
+        match (entry.name(), entry.value) {
+            ("name", Value::Str(s)) => name = Some(s.value()),
+            ("path", Value::KeyPath(p)) => path = Some(p),
+            ("dimensions", Value::Count(n)) => dimensions = Some((n, at)),
+            ("similarity", Value::Str(s)) => similarity = Some(s),
+            ("quantization", Value::Str(s)) => quantization = Some(s),
+            ("filter", Value::Keys(k)) => filters = k.into_iter().map(|(p, _)| p).collect(),
+            (name, _) => unreachable!("the key table gives `{name}` another kind"),
+        }
+    }
+    let (Some(name), Some(path), Some(dimensions), Some(similarity)) =
+        (name, path, dimensions, similarity)
+    else {
+        errors.at(
+            span,
+            "vector_index needs name, path, dimensions and similarity, e.g. vector_index(name = \"embedding_index\", path = embedding, dimensions = 768, similarity = \"cosine\")",
+        );
+        return None;
+    };
+    Some(VectorIndexDecl {
+        name,
+        path,
+        dimensions,
+        similarity,
+        quantization,
+        filters,
+        span,
+    })
+}
+
+fn search_index(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<SearchIndexDecl> {
+    let (mut name, mut dynamic, mut analyzer) = (None, false, None);
+    for entry in entries {
+        match (entry.name(), entry.value) {
+            ("name", Value::Str(s)) => name = Some(s.value()),
+            ("dynamic", Value::Flag(b)) => dynamic = b,
+            ("analyzer", Value::Str(s)) => analyzer = Some(s.value()),
+            (name, _) => unreachable!("the key table gives `{name}` another kind"),
+        }
+    }
+    if !dynamic {
+        errors.at(
+            span,
+            "search_index takes dynamic mappings here: write search_index(name = \"...\", dynamic); declare static mappings with `SearchIndexSpec::static_mappings` in a hand-written `Collection`",
+        );
+        return None;
+    }
+    Some(SearchIndexDecl {
+        name: name.unwrap_or_else(|| "default".to_owned()),
+        analyzer,
         span,
     })
 }

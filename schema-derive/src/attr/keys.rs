@@ -14,6 +14,8 @@ pub enum Scope {
     Capped,
     Version,
     Query,
+    VectorIndex,
+    SearchIndex,
 }
 
 impl Scope {
@@ -35,6 +37,8 @@ impl Scope {
             Scope::Capped => "capped option",
             Scope::Version => "version option",
             Scope::Query => "query option",
+            Scope::VectorIndex => "vector_index option",
+            Scope::SearchIndex => "search_index option",
         }
     }
 
@@ -56,6 +60,8 @@ const TIMESERIES: u16 = Scope::Timeseries.bit();
 const CAPPED: u16 = Scope::Capped.bit();
 const VERSION: u16 = Scope::Version.bit();
 const QUERY: u16 = Scope::Query.bit();
+const VECTOR: u16 = Scope::VectorIndex.bit();
+const SEARCH: u16 = Scope::SearchIndex.bit();
 
 /// The value a key takes; `value.rs` reads each.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -76,6 +82,8 @@ pub enum Kind {
     Type,
     /// `key = r#"{"a": 1}"#`: a JSON object, checked at compile time.
     Json,
+    /// `key = r#"[{"$match": {}}]"#`: a JSON array of objects, checked at compile time.
+    JsonArray,
     /// `key(a, b.c = -1, "meta.$**", loc = "2dsphere")`
     Keys,
     /// `key = field.path` or `key = "field.path"`
@@ -222,6 +230,28 @@ pub const KEYS: &[Key] = &[
         Kind::Nested(Scope::Query),
         "query(name = \"by_user\", eq(user_id), sort(created_at = -1))",
     ),
+    // Search and vector search indexes (`createSearchIndexes`).
+    repeatable(
+        "vector_index",
+        C,
+        Kind::Nested(Scope::VectorIndex),
+        "vector_index(name = \"embedding_index\", path = embedding, dimensions = 768, similarity = \"cosine\")",
+    ),
+    repeatable(
+        "search_index",
+        C,
+        Kind::Nested(Scope::SearchIndex),
+        "search_index(name = \"default\", dynamic)",
+    ),
+    // A view declared on the type of the documents it produces.
+    key("view", C, Kind::Str, "view = \"active_users\""),
+    key("view_on", C, Kind::Type, "view_on = User"),
+    key(
+        "pipeline",
+        C,
+        Kind::JsonArray,
+        "pipeline = r#\"[{\"$match\": {\"active\": true}}]\"#",
+    ),
     // Field shorthands of the declaration.
     key("index", F, Kind::FieldIndex, "index"),
     key("unique", F, Kind::Flag, "unique"),
@@ -236,7 +266,12 @@ pub const KEYS: &[Key] = &[
         Kind::Keys,
         "keys(user_id, created_at = -1)",
     ),
-    key("name", INDEX | QUERY, Kind::Str, "name = \"...\""),
+    key(
+        "name",
+        INDEX | QUERY | VECTOR | SEARCH,
+        Kind::Str,
+        "name = \"...\"",
+    ),
     key("unique", INDEX | SHARD_KEY, Kind::Flag, "unique"),
     key("sparse", INDEX, Kind::Flag, "sparse"),
     key("hidden", INDEX, Kind::Flag, "hidden"),
@@ -320,6 +355,24 @@ pub const KEYS: &[Key] = &[
     key("current", VERSION, Kind::Integer, "current = 2"),
     key("previous", VERSION, Kind::Previous, "previous(UserV1 = 1)"),
     key("absent", VERSION, Kind::Integer, "absent = 1"),
+    // vector_index(...), search_index(...)
+    key("path", VECTOR, Kind::KeyPath, "path = embedding"),
+    key("dimensions", VECTOR, Kind::Count, "dimensions = 768"),
+    key("similarity", VECTOR, Kind::Str, "similarity = \"cosine\""),
+    key(
+        "quantization",
+        VECTOR,
+        Kind::Str,
+        "quantization = \"scalar\"",
+    ),
+    key("filter", VECTOR, Kind::Keys, "filter(status, tenant_id)"),
+    key("dynamic", SEARCH, Kind::Flag, "dynamic"),
+    key(
+        "analyzer",
+        SEARCH,
+        Kind::Str,
+        "analyzer = \"lucene.english\"",
+    ),
     // query(...)
     key("eq", QUERY, Kind::Keys, "eq(user_id, status)"),
     key("sort", QUERY, Kind::Keys, "sort(created_at = -1)"),

@@ -167,7 +167,7 @@ pub enum Value {
     Flag(bool),
     Path(syn::ExprPath),
     Type(syn::Type),
-    /// A JSON object, checked.
+    /// A JSON object (or, for [`Kind::JsonArray`], an array of objects), checked.
     Json(String),
     Keys(Vec<(KeyPath, KeyKind)>),
     KeyPath(KeyPath),
@@ -189,6 +189,7 @@ pub fn read(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &'static Key) -> O
         Kind::Path => Value::Path(path(errors, meta, key)?),
         Kind::Type => Value::Type(type_value(errors, meta, key)?),
         Kind::Json => Value::Json(json_object(errors, meta, key)?),
+        Kind::JsonArray => Value::Json(json_array(errors, meta, key)?),
         Kind::Keys => Value::Keys(parenthesized(errors, meta, key, keys)?),
         Kind::KeyPath => Value::KeyPath(key_path_value(errors, meta, key)?),
         Kind::Weights => Value::Weights(pairs(errors, meta, key, |p| {
@@ -472,6 +473,41 @@ fn json_object(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option
             errors.spanned(
                 &lit,
                 format!("`{name}` must be a JSON object, e.g. `{}`", key.example),
+            );
+            None
+        }
+        Err(e) => {
+            errors.spanned(&lit, format!("`{name}` is not valid JSON: {e}"));
+            None
+        }
+    }
+}
+
+/// A JSON array of objects in a string (a pipeline's stages), checked now as a filter is.
+fn json_array(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &Key) -> Option<String> {
+    let name = key.name;
+    let lit = string(errors, meta, key)?;
+    match serde_json::from_str::<serde_json::Value>(&lit.value()) {
+        Ok(serde_json::Value::Array(items)) => {
+            if let Some(i) = items.iter().position(|v| !v.is_object()) {
+                errors.spanned(
+                    &lit,
+                    format!(
+                        "`{name}`: element {i} is not a JSON object; each stage is one, e.g. `{}`",
+                        key.example
+                    ),
+                );
+                return None;
+            }
+            Some(lit.value())
+        }
+        Ok(_) => {
+            errors.spanned(
+                &lit,
+                format!(
+                    "`{name}` must be a JSON array of stages, e.g. `{}`",
+                    key.example
+                ),
             );
             None
         }

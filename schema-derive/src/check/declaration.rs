@@ -15,6 +15,8 @@ const MAX_KEY_FIELDS: usize = 32;
 pub fn container(errors: &Errors, c: &Container) {
     shorthands(errors, c);
     if let Some(d) = &c.declaration {
+        super::view::view(errors, c, d);
+        super::search::search(errors, c, d);
         declaration(errors, c, d);
     }
 }
@@ -192,7 +194,10 @@ fn map_refusing_id(ty: &syn::Type) -> bool {
 }
 
 fn declaration(errors: &Errors, c: &Container, d: &Declaration) {
-    reads_id(errors, c, d);
+    // A view's documents are whatever its pipeline makes: `$project: {_id: 0}` drops `_id`.
+    if d.view.is_none() {
+        reads_id(errors, c, d);
+    }
     let at = d.at;
     let name = d.name.value();
     if name.is_empty() || name.contains('$') || name.starts_with("system.") {

@@ -3,6 +3,8 @@
 //! declaration's rules are in `declaration.rs`.
 
 mod declaration;
+mod search;
+mod view;
 
 use quote::ToTokens;
 

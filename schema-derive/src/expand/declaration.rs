@@ -24,28 +24,30 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let ident = &c.ident;
     let krate = c.krate();
     let name = d.name.value();
-    let validator = if d.options.validator == Some(false) || d.options.timeseries.is_some() {
-        quote!(__md::ValidatorSource::None)
-    } else if let Some(v) = &d.options.version {
-        let field = &v.field;
-        let current = v.current;
-        let current_absent = v.absent == Some(current);
-        let mut versions = vec![quote! {
-            (#current, #current_absent, <#ident as __mp::MongoSchema>::root_schema)
-        }];
-        for (ty, value) in &v.previous {
-            let absent = v
-                .absent
-                .or_else(|| v.previous.iter().map(|(_, v)| *v).min())
-                == Some(*value);
-            versions.push(quote! {
-                (#value, #absent, <#ty as __mp::MongoSchema>::root_schema)
-            });
-        }
-        quote!(__md::ValidatorSource::Versioned { field: #field, versions: &[#(#versions),*] })
-    } else {
-        quote!(__md::ValidatorSource::Root)
-    };
+    let validator =
+        if d.options.validator == Some(false) || d.options.timeseries.is_some() || d.view.is_some()
+        {
+            quote!(__md::ValidatorSource::None)
+        } else if let Some(v) = &d.options.version {
+            let field = &v.field;
+            let current = v.current;
+            let current_absent = v.absent == Some(current);
+            let mut versions = vec![quote! {
+                (#current, #current_absent, <#ident as __mp::MongoSchema>::root_schema)
+            }];
+            for (ty, value) in &v.previous {
+                let absent = v
+                    .absent
+                    .or_else(|| v.previous.iter().map(|(_, v)| *v).min())
+                    == Some(*value);
+                versions.push(quote! {
+                    (#value, #absent, <#ty as __mp::MongoSchema>::root_schema)
+                });
+            }
+            quote!(__md::ValidatorSource::Versioned { field: #field, versions: &[#(#versions),*] })
+        } else {
+            quote!(__md::ValidatorSource::Root)
+        };
     let level = opt_str(&d.options.validation_level);
     let action = opt_str(&d.options.validation_action);
     let indexes = d.options.indexes.iter().map(index_tokens);
@@ -95,6 +97,22 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let collation = opt_str(&d.options.collation);
     let images = d.options.change_stream_pre_and_post_images;
     let unbounded = d.unbounded.iter().map(|p| &p.text);
+    let view = view_tokens(d);
+    let vector_indexes = d.options.vector_indexes.iter().map(|v| {
+        let (name, path, dims) = (&v.name, &v.path.text, v.dimensions.0 as i64);
+        let similarity = v.similarity.value();
+        let quantization = opt_str(&v.quantization.as_ref().map(syn::LitStr::value));
+        let filters = v.filters.iter().map(|p| &p.text);
+        quote!(__md::VectorIndex {
+            name: #name, path: #path, dimensions: #dims, similarity: #similarity,
+            quantization: #quantization, filters: &[#(#filters),*],
+        })
+    });
+    let search_indexes = d.options.search_indexes.iter().map(|s| {
+        let name = &s.name;
+        let analyzer = opt_str(&s.analyzer);
+        quote!(__md::SearchIndex { name: #name, analyzer: #analyzer })
+    });
     let path_checks = path_checks(c, d);
     let queries = queries_tokens(c, d);
     let versioned = versioned_tokens(c, d);
@@ -117,7 +135,14 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
                 collation: #collation,
                 change_stream_pre_and_post_images: #images,
                 unbounded: &[#(#unbounded),*],
+                view: #view,
+                vector_indexes: &[#(#vector_indexes),*],
+                search_indexes: &[#(#search_indexes),*],
             };
+            #[automatically_derived]
+            impl __md::Declared for #ident {
+                const NAME: &'static str = #name;
+            }
             #[automatically_derived]
             impl __mp::Collection for #ident {
                 fn collection_spec() -> __mp::CollectionSpec {
@@ -142,6 +167,25 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     }
 }
 
+/// `view: Some(ViewSource {...})` for a view: the source's name read through its type's
+/// `Declared` impl, spanned at the type so that naming an undeclared type fails there.
+fn view_tokens(d: &Declaration) -> TokenStream {
+    if d.view.is_none() {
+        return quote!(::core::option::Option::None);
+    }
+    let Some((ty, _)) = &d.options.view_on else {
+        // `check` reported the missing source.
+        return quote!(::core::option::Option::None);
+    };
+    let view_on = quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as __md::Declared>::NAME);
+    let pipeline = d
+        .options
+        .pipeline
+        .as_ref()
+        .map_or("[]", |(p, _)| p.as_str());
+    quote!(::core::option::Option::Some(__md::ViewSource { view_on: #view_on, pipeline: #pipeline }))
+}
+
 /// Field accesses on `Self`, spanned at each path's first segment: a misspelled field is a
 /// compile error there (rustc suggests the nearest field). Only for named-field structs;
 /// deeper segments and enum variants resolve when the spec is built.
@@ -162,6 +206,10 @@ fn path_checks(c: &Container, d: &Declaration) -> TokenStream {
     if let Some(ts) = &d.options.timeseries {
         paths.push(&ts.time);
         paths.extend(&ts.meta);
+    }
+    for v in &d.options.vector_indexes {
+        paths.push(&v.path);
+        paths.extend(&v.filters);
     }
     for q in &d.options.queries {
         paths.extend(&q.eq);

@@ -11,6 +11,7 @@ mod handshake;
 mod index;
 pub(crate) mod index_stats;
 mod listing;
+mod search;
 mod update;
 
 use bson::{Bson, Document, doc};
@@ -70,8 +71,12 @@ pub(crate) fn dispatch(
         "insert" => crud::insert(state, &cx),
         "find" => crud::find(state, &cx),
         "count" => crud::count(state, &cx),
+        "aggregate" if search::is_list_search_indexes(&cx) => search::list(state, &cx),
         "aggregate" => crud::aggregate(state, &cx),
         "update" => update::update(state, &cx),
+        "createSearchIndexes" => search::create(state, &cx),
+        "updateSearchIndex" => search::update(state, &cx),
+        "dropSearchIndex" => search::drop(state, &cx),
         "explain" => explain::explain(state, &cx),
         "currentOp" => current_op::current_op(state, &cx),
         // Source: the server's reply to an unknown command (CommandNotFound, 59).

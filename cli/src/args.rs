@@ -233,15 +233,8 @@ pub struct IndexArgs {
     /// `commitQuorum` of each index build (replica sets and sharded clusters; 4.4+): a number
     /// of members (0 to 50), `majority`, `votingMembers` (the server's default), or a replica
     /// set tag name.
-    #[arg(long, value_parser = crate::indexes::cost::parse_commit_quorum, value_name = "QUORUM")]
+    #[arg(long, value_parser = parse_commit_quorum, value_name = "QUORUM")]
     pub commit_quorum: Option<bson::Bson>,
-}
-
-impl IndexArgs {
-    /// The policy these flags ask for.
-    pub fn policy(&self) -> crate::indexes::IndexPolicy {
-        crate::indexes::IndexPolicy::new(self.unused_for, self.force, self.commit_quorum.clone())
-    }
 }
 
 /// `apply`.
@@ -484,6 +477,46 @@ pub fn count<const MIN: usize, const MAX: usize>(text: &str) -> Result<usize, St
     } else {
         Err(out_of_range())
     }
+}
+
+/// Parses `--commit-quorum`: a whole number of members from 0 to 50, `majority`,
+/// `votingMembers`, or the name of a replica set tag (a `settings.getLastErrorModes` key).
+///
+/// Source: the manual's `createIndexes` page (`commitQuorum`: "votingMembers" (the default),
+/// "majority", a number of data-bearing voting members, or a replica set tag name; 0 disables
+/// the quorum vote) and the server's `CommitQuorumOptions::parse` (a number from 0 to 50 =
+/// `ReplSetConfig::kMaxMembers`, or a non-empty string). Modes are case-sensitive, so
+/// `Majority` would name a tag: it is refused here with the spelling the server knows.
+///
+/// # Errors
+/// A message naming the accepted forms.
+pub fn parse_commit_quorum(text: &str) -> Result<bson::Bson, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("empty commit quorum: expected a number of members (0 to 50), majority, votingMembers, or a replica set tag name".to_owned());
+    }
+    let numeric = text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
+    if numeric {
+        return match text.parse::<u32>() {
+            Ok(n) if n <= 50 => Ok(bson::Bson::Int32(n as i32)),
+            _ => Err(format!(
+                "invalid commit quorum {text:?}: a number of members must be a whole number from 0 to 50 (a replica set has at most 50 members)"
+            )),
+        };
+    }
+    for mode in ["majority", "votingMembers"] {
+        if text != mode && text.eq_ignore_ascii_case(mode) {
+            return Err(format!(
+                "invalid commit quorum {text:?}: modes are case-sensitive; did you mean {mode}? (any other word names a replica set tag)"
+            ));
+        }
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!(
+            "invalid commit quorum {text:?}: a tag name has no control characters"
+        ));
+    }
+    Ok(bson::Bson::String(text.to_owned()))
 }
 
 /// Parses `30s`, `500ms`, `2m`, `1h` or a bare number of seconds, up to [`MAX_DURATION`].

@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+mod builds;
 mod collation;
 mod commands;
 mod error;
@@ -41,13 +42,14 @@ mod options;
 mod record;
 mod server;
 mod state;
+mod usage;
 mod version;
 mod wire;
 
-pub use commands::index_stats::IndexAccess;
 pub use evaluator::{FnEvaluator, SchemaEvaluator};
 pub use failure::{FailAction, Failure};
 pub use options::{Quirks, TestServerOptions};
 pub use record::RecordedCommand;
 pub use server::{BlockingTestServer, TestServer};
+pub use usage::IndexAccess;
 pub use version::ServerVersion;

@@ -28,9 +28,9 @@ pub(crate) struct State {
     pub(crate) peak_in_flight: HashMap<String, usize>,
     pub(crate) port: u16,
     /// `$indexStats` counters.
-    pub(crate) usage: crate::commands::index_stats::Usage,
+    pub(crate) usage: crate::usage::Usage,
     /// Index builds held for `currentOp` to see.
-    pub(crate) builds: crate::commands::current_op::Builds,
+    pub(crate) builds: crate::builds::Builds,
     /// The next search index id (`commands/search.rs`).
     next_search_index: u64,
 }

@@ -4,8 +4,8 @@
 //! document.
 //!
 //! Two passes: the census, then the proof against the predicted validator. Files and stdin go
-//! through `validate`'s streaming pipeline ([`scan`]: every core, flat memory, a progress bar on
-//! a terminal); live collections through the driver ([`live`]).
+//! through `validate`'s streaming pipeline (`scan`: every core, flat memory, a progress bar on
+//! a terminal); live collections through the driver (`live`).
 
 mod live;
 mod scan;

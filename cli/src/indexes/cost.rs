@@ -115,49 +115,10 @@ pub fn annotate(
     }
 }
 
-/// Parses `--commit-quorum`: a whole number of members from 0 to 50, `majority`,
-/// `votingMembers`, or the name of a replica set tag (a `settings.getLastErrorModes` key).
-///
-/// Source: the manual's `createIndexes` page (`commitQuorum`: "votingMembers" (the default),
-/// "majority", a number of data-bearing voting members, or a replica set tag name; 0 disables
-/// the quorum vote) and the server's `CommitQuorumOptions::parse` (a number from 0 to 50 =
-/// `ReplSetConfig::kMaxMembers`, or a non-empty string). Modes are case-sensitive, so
-/// `Majority` would name a tag: it is refused here with the spelling the server knows.
-///
-/// # Errors
-/// A message naming the accepted forms.
-pub fn parse_commit_quorum(text: &str) -> Result<Bson, String> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err("empty commit quorum: expected a number of members (0 to 50), majority, votingMembers, or a replica set tag name".to_owned());
-    }
-    let numeric = text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+');
-    if numeric {
-        return match text.parse::<u32>() {
-            Ok(n) if n <= 50 => Ok(Bson::Int32(n as i32)),
-            _ => Err(format!(
-                "invalid commit quorum {text:?}: a number of members must be a whole number from 0 to 50 (a replica set has at most 50 members)"
-            )),
-        };
-    }
-    for mode in ["majority", "votingMembers"] {
-        if text != mode && text.eq_ignore_ascii_case(mode) {
-            return Err(format!(
-                "invalid commit quorum {text:?}: modes are case-sensitive; did you mean {mode}? (any other word names a replica set tag)"
-            ));
-        }
-    }
-    if text.chars().any(char::is_control) {
-        return Err(format!(
-            "invalid commit quorum {text:?}: a tag name has no control characters"
-        ));
-    }
-    Ok(Bson::String(text.to_owned()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::parse_commit_quorum;
     use mongo_schema::diff::Step;
 
     #[test]

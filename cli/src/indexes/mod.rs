@@ -25,7 +25,7 @@ pub struct IndexPolicy {
     /// Drop what the usage evidence would keep (`--force`).
     pub force: bool,
     /// `commitQuorum` of every `createIndexes` (`--commit-quorum`), checked by
-    /// [`cost::parse_commit_quorum`].
+    /// [`crate::args::parse_commit_quorum`].
     pub commit_quorum: Option<Bson>,
 }
 
@@ -120,6 +120,13 @@ pub fn span(duration: Duration) -> String {
         format!("{}m", secs / 60)
     } else {
         format!("{secs}s")
+    }
+}
+
+impl crate::args::IndexArgs {
+    /// The policy these flags ask for.
+    pub fn policy(&self) -> IndexPolicy {
+        IndexPolicy::new(self.unused_for, self.force, self.commit_quorum.clone())
     }
 }
 

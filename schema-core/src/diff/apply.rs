@@ -218,7 +218,7 @@ fn coll_mod(spec: &mut CollectionSpec, command: &Document) -> Result<(), ApplyEr
                 index_mod(spec, change)?;
             }
             "viewOn" | "pipeline" => {
-                crate::spec::view::coll_mod_view(spec, key, value).map_err(|e| fail(cmd, 2, e))?;
+                coll_mod_view(spec, key, value).map_err(|e| fail(cmd, 2, e))?;
             }
             other => return Err(fail(cmd, 2, format!("unknown collMod option {other}"))),
         }
@@ -318,6 +318,28 @@ fn create_index(spec: &mut CollectionSpec, entry: &Document) -> Result<(), Apply
         }
     }
     spec.indexes.push(index);
+    Ok(())
+}
+
+/// `collMod`'s `viewOn` or `pipeline` applied to a spec of the model (`diff::apply_command`).
+///
+/// # Errors
+/// The server's reason: the collection is not a view, or the value has the wrong type.
+pub(crate) fn coll_mod_view(
+    spec: &mut CollectionSpec,
+    key: &str,
+    value: &Bson,
+) -> Result<(), String> {
+    let Some(view) = spec.options.view.as_mut() else {
+        return Err(format!("{key} is only supported on views"));
+    };
+    match (key, value) {
+        ("viewOn", Bson::String(on)) => view.view_on = on.clone(),
+        ("pipeline", value) => {
+            view.pipeline = crate::spec::View::read_pipeline(value).map_err(|e| e.to_string())?
+        }
+        _ => return Err(format!("{key} must be a string")),
+    }
     Ok(())
 }
 

@@ -23,7 +23,7 @@ impl CollectionSpec {
             });
         }
         if let Some(view) = &self.options.view {
-            crate::spec::view::check_view(self, view)?;
+            check_view(self, view)?;
         }
         if self.options.timeseries.is_some() && self.validator.is_some() {
             return Err(SpecError::ValidatorOnTimeseries { collection: ns });
@@ -167,4 +167,38 @@ fn forbidden_validator_operator(doc: &Document) -> Option<String> {
         }
     }
     walk(&Bson::Document(doc.clone()))
+}
+
+/// What a view cannot have beside its definition. `db.createView` takes a source, a pipeline
+/// and a collation only (<https://www.mongodb.com/docs/manual/reference/method/db.createView/>),
+/// and a view has no indexes of its own: reads through it use the source's ("Views",
+/// <https://www.mongodb.com/docs/manual/core/views/>).
+pub(crate) fn check_view(spec: &CollectionSpec, view: &crate::spec::View) -> Result<(), SpecError> {
+    let ns = spec.name.as_str();
+    view.check(ns)?;
+    let options = &spec.options;
+    let refused = [
+        ("validator", spec.validator.is_some()),
+        ("validationLevel", spec.validation_level.is_some()),
+        ("validationAction", spec.validation_action.is_some()),
+        ("timeseries", options.timeseries.is_some()),
+        ("expireAfterSeconds", options.expire_after_seconds.is_some()),
+        ("capped", options.capped.is_some()),
+        ("clusteredIndex", options.clustered_index.is_some()),
+        (
+            "changeStreamPreAndPostImages",
+            options.change_stream_pre_and_post_images.is_some(),
+        ),
+        ("indexes", !spec.indexes.is_empty()),
+        ("shardKey", spec.shard_key.is_some()),
+    ];
+    if let Some((option, _)) = refused.iter().find(|(_, set)| *set) {
+        return Err(SpecError::InvalidCollection {
+            collection: ns.to_owned(),
+            reason: format!(
+                "a view takes only viewOn, pipeline and collation; it cannot have {option}"
+            ),
+        });
+    }
+    Ok(())
 }

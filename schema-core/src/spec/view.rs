@@ -4,7 +4,6 @@
 
 use bson::{Bson, Document};
 
-use super::collection::CollectionSpec;
 use super::error::{DocumentError, SpecError};
 
 /// A view's definition: the collection (or view) it reads and the pipeline it applies.
@@ -98,62 +97,6 @@ impl View {
         }
         Ok(())
     }
-}
-
-/// What a view cannot have beside its definition. `db.createView` takes a source, a pipeline
-/// and a collation only (<https://www.mongodb.com/docs/manual/reference/method/db.createView/>),
-/// and a view has no indexes of its own: reads through it use the source's ("Views",
-/// <https://www.mongodb.com/docs/manual/core/views/>).
-pub(crate) fn check_view(spec: &CollectionSpec, view: &View) -> Result<(), SpecError> {
-    let ns = spec.name.as_str();
-    view.check(ns)?;
-    let options = &spec.options;
-    let refused = [
-        ("validator", spec.validator.is_some()),
-        ("validationLevel", spec.validation_level.is_some()),
-        ("validationAction", spec.validation_action.is_some()),
-        ("timeseries", options.timeseries.is_some()),
-        ("expireAfterSeconds", options.expire_after_seconds.is_some()),
-        ("capped", options.capped.is_some()),
-        ("clusteredIndex", options.clustered_index.is_some()),
-        (
-            "changeStreamPreAndPostImages",
-            options.change_stream_pre_and_post_images.is_some(),
-        ),
-        ("indexes", !spec.indexes.is_empty()),
-        ("shardKey", spec.shard_key.is_some()),
-    ];
-    if let Some((option, _)) = refused.iter().find(|(_, set)| *set) {
-        return Err(SpecError::InvalidCollection {
-            collection: ns.to_owned(),
-            reason: format!(
-                "a view takes only viewOn, pipeline and collation; it cannot have {option}"
-            ),
-        });
-    }
-    Ok(())
-}
-
-/// `collMod`'s `viewOn` or `pipeline` applied to a spec of the model (`diff::apply_command`).
-///
-/// # Errors
-/// The server's reason: the collection is not a view, or the value has the wrong type.
-pub(crate) fn coll_mod_view(
-    spec: &mut CollectionSpec,
-    key: &str,
-    value: &Bson,
-) -> Result<(), String> {
-    let Some(view) = spec.options.view.as_mut() else {
-        return Err(format!("{key} is only supported on views"));
-    };
-    match (key, value) {
-        ("viewOn", Bson::String(on)) => view.view_on = on.clone(),
-        ("pipeline", value) => {
-            view.pipeline = View::read_pipeline(value).map_err(|e| e.to_string())?
-        }
-        _ => return Err(format!("{key} must be a string")),
-    }
-    Ok(())
 }
 
 fn check_stage(stage: &Document, at: &str) -> Result<(), String> {

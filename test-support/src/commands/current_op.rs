@@ -8,48 +8,9 @@ use std::time::{Duration, Instant};
 use bson::{Bson, DateTime, Document, doc};
 
 use super::Context;
+use crate::builds::Build;
 use crate::error::{CommandError, code};
 use crate::state::State;
-
-/// The index builds under way, and how long each one takes.
-#[derive(Debug)]
-pub(crate) struct Builds {
-    pub(crate) delay: Option<Duration>,
-    next_opid: i64,
-    running: Vec<Build>,
-}
-
-impl Default for Builds {
-    fn default() -> Self {
-        Self {
-            delay: None,
-            next_opid: 9_100,
-            running: Vec::new(),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Build {
-    opid: i64,
-    ns: String,
-    command: Document,
-    started: Instant,
-    delay: Duration,
-    total: i64,
-}
-
-impl Build {
-    /// Documents scanned so far: the build scans at a steady pace over its delay.
-    fn done(&self) -> i64 {
-        let fraction = if self.delay.is_zero() {
-            1.0
-        } else {
-            (self.started.elapsed().as_secs_f64() / self.delay.as_secs_f64()).min(1.0)
-        };
-        (self.total as f64 * fraction) as i64
-    }
-}
 
 /// Starts holding a `createIndexes` on an existing collection when a build delay is set;
 /// returns how long to hold it and the operation id to end with [`end`].

@@ -18,26 +18,23 @@
 pub(crate) mod check;
 pub(crate) mod framing;
 pub(crate) mod location;
+pub(crate) mod pipeline;
 pub(crate) mod progress;
 pub(crate) mod source;
 mod tally;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, mpsc};
 
 use mongo_schema::eval::Validator;
 
 use crate::args::{InputFormat, ValidateFormat};
 use check::{Done, Job, check_framed};
-use framing::Chain;
-use location::Place;
+use pipeline::Flow;
 use progress::Progress;
-use source::{Feed, Raw, Source, read_stream};
+use source::Source;
 pub use tally::Tally;
 
 /// The largest document length believed before reading it (the server's limit is 16 MiB).
@@ -153,120 +150,26 @@ fn check_input(
     progress: &Progress,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    // Credits are the chunk buffers themselves: a chunk is read only into one, and the writer
-    // returns it once the chunk is written, so memory stays flat and buffers are reused.
-    let (credit_tx, credit_rx) = mpsc::sync_channel::<Vec<u8>>(sizes.credits);
-    for _ in 0..sizes.credits {
-        credit_tx
-            .send(Vec::new())
-            .expect("the channel holds every credit");
-    }
-    let mut credit_tx = Some(credit_tx);
-    let credits = Mutex::new(credit_rx);
-    let (work_tx, work_rx) = mpsc::sync_channel::<Raw>(sizes.credits);
-    let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let stop = AtomicBool::new(false);
-    let chain = Chain::new();
-    let (feed, stream) = match source {
-        Source::File(file, _) => (
-            Feed::File {
-                file,
-                next: std::sync::atomic::AtomicUsize::new(0),
-            },
-            None,
-        ),
-        other => (Feed::Reader(Mutex::new(work_rx)), Some(other)),
-    };
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        let (feed, credits, stop, chain) = (&feed, &credits, &stop, &chain);
-        for _ in 0..sizes.threads {
-            let done_tx = done_tx.clone();
-            // Named, so profilers show the workers' and the reader's shares apart.
-            std::thread::Builder::new()
-                .name("validate-worker".into())
-                .spawn_scoped(scope, move || {
-                    while let Some(raw) = feed.next(credits, sizes) {
-                        let Some(framed) = chain.frame(job.framing, &raw, sizes.max_line) else {
-                            break;
-                        };
-                        // If the writer has stopped, keep going so nobody waits for a turn.
-                        let _ = done_tx.send(check_framed(job, framed, raw));
-                    }
-                })
-                .expect("the system starts a worker thread");
-        }
-        drop(done_tx);
-        let reader = stream.map(|source| {
-            std::thread::Builder::new()
-                .name("validate-reader".into())
-                .spawn_scoped(scope, move || {
-                    read_stream(source, sizes, credits, &work_tx, stop)
-                })
-                .expect("the system starts the reader thread")
-        });
-        let mut place = Place {
-            name,
-            framing: job.framing,
-            offset: 0,
-            docs: 0,
-            lines: 0,
-        };
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        let mut failed: Option<anyhow::Error> = None;
-        for done in done_rx {
-            if failed.is_some() || tally.closed {
-                continue;
+    pipeline::run(
+        source,
+        name,
+        sizes,
+        "validate",
+        &|_, framed, raw| check_framed(job, framed, raw),
+        &mut |done: &mut Done| {
+            let written = tally.merge(done, out);
+            progress.advance(done.bytes, tally);
+            match written {
+                // The reader has seen enough (`| head -1`): the end, not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => tally.closed = true,
+                Err(e) => return Err(anyhow::Error::new(e).context("writing results")),
+                Ok(()) => {}
             }
-            pending.insert(done.seq, done);
-            while let Some(mut done) = pending.remove(&next) {
-                next += 1;
-                place.offset = done.offset;
-                let written = tally.merge(&mut done, out);
-                place.docs += done.docs;
-                // A break is located from the lines before the chunk and the documents before it.
-                let broken = done.broken.take().map(|b| place.describe(b));
-                place.lines += done.lines;
-                progress.advance(done.bytes, tally);
-                let written = match written {
-                    // The reader has seen enough (`| head -1`): the end, not an error.
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                        tally.closed = true;
-                        Ok(())
-                    }
-                    other => other,
-                };
-                if tally.closed {
-                    stop.store(true, Ordering::Relaxed);
-                    credit_tx = None;
-                    pending.clear();
-                    break;
-                }
-                if let Some(e) = broken.or(written
-                    .err()
-                    .map(|e| anyhow::Error::new(e).context("writing results")))
-                {
-                    failed = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                    credit_tx = None;
-                    pending.clear();
-                    break;
-                }
-                if let Some(credits) = &credit_tx {
-                    let mut buffer = std::mem::take(&mut done.buffer);
-                    if buffer.capacity() > 2 * sizes.chunk {
-                        buffer = Vec::new();
-                    }
-                    // Workers may have stopped; then the credit is not needed.
-                    let _ = credits.send(buffer);
-                }
-            }
-        }
-        drop(credit_tx);
-        let read = reader.map_or(Ok(()), |r| r.join().expect("the reader does not panic"));
-        match failed {
-            Some(e) => Err(e),
-            None => read,
-        }
-    })
+            Ok(if tally.closed {
+                Flow::Closed
+            } else {
+                Flow::Continue
+            })
+        },
+    )
 }

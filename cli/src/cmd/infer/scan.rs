@@ -3,12 +3,9 @@
 //! chunk in place of verdicts, merged in input order so the result is the one a single pass
 //! would give (`Census::merge` is exact; first-seen field order is kept by merging in order).
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
 
 use anyhow::Context;
 use mongo_schema::eval::MalformedBson;
@@ -16,10 +13,10 @@ use mongo_schema::eval::MalformedBson;
 use crate::args::InputFormat;
 use crate::validate::Sizes;
 use crate::validate::check::{Broken, each_document};
-use crate::validate::framing::{Chain, Framed};
-use crate::validate::location::Place;
+use crate::validate::framing::Framed;
+use crate::validate::pipeline::{self, Flow};
 use crate::validate::progress::Progress;
-use crate::validate::source::{Feed, Framing, Raw, Source, read_stream};
+use crate::validate::source::{Framing, Raw, Source};
 
 /// Adds one document's bytes (already framed) to a part; `Err` when they are not readable BSON.
 pub(super) type Add<P> = dyn Fn(&mut P, &[u8]) -> Result<(), MalformedBson> + Sync;
@@ -38,7 +35,8 @@ pub(super) struct Scan<'a, P> {
 struct Chunk<P> {
     seq: usize,
     offset: u64,
-    part: P,
+    /// Taken by the merge.
+    part: Option<P>,
     bytes: usize,
     docs: u64,
     lines: u64,
@@ -164,9 +162,8 @@ pub(super) fn tee(source: Source, spool: &mut Option<Spool>) -> anyhow::Result<(
     Ok((source, path))
 }
 
-/// One input: workers read chunks (at their offsets for files, from a reader thread for
-/// streams), cut them in turn, count their documents into a part; this thread merges the parts
-/// in input order.
+/// One input through `validate`'s pipeline: workers count the documents of each chunk into a
+/// part; this thread merges the parts in input order.
 fn scan_input<P: Send>(
     source: Source,
     name: &str,
@@ -176,105 +173,43 @@ fn scan_input<P: Send>(
     progress: &Progress,
     documents: &mut u64,
 ) -> anyhow::Result<()> {
-    let framing = source.framing();
-    // Credits are the chunk buffers, as in `validate`: memory stays flat however large the input.
-    let (credit_tx, credit_rx) = mpsc::sync_channel::<Vec<u8>>(sizes.credits);
-    for _ in 0..sizes.credits {
-        credit_tx
-            .send(Vec::new())
-            .expect("the channel holds every credit");
+    pipeline::run(
+        source,
+        name,
+        sizes,
+        "infer",
+        &|framing, framed, raw| count(framing, framed, raw, scan),
+        &mut |chunk: &mut Chunk<P>| {
+            if let Some(part) = chunk.part.take() {
+                merge(part);
+            }
+            *documents += chunk.docs;
+            let done = *documents;
+            progress.advance_with(chunk.bytes, || format!("{done} docs, {}", scan.label));
+            Ok(Flow::Continue)
+        },
+    )
+}
+
+impl<P: Send> pipeline::Chunk for Chunk<P> {
+    fn seq(&self) -> usize {
+        self.seq
     }
-    let mut credit_tx = Some(credit_tx);
-    let credits = Mutex::new(credit_rx);
-    let (work_tx, work_rx) = mpsc::sync_channel::<Raw>(sizes.credits);
-    let (done_tx, done_rx) = mpsc::channel::<Chunk<P>>();
-    let stop = AtomicBool::new(false);
-    let chain = Chain::new();
-    let (feed, stream) = match source {
-        Source::File(file, _) => (
-            Feed::File {
-                file,
-                next: AtomicUsize::new(0),
-            },
-            None,
-        ),
-        other => (Feed::Reader(Mutex::new(work_rx)), Some(other)),
-    };
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        let (feed, credits, stop, chain) = (&feed, &credits, &stop, &chain);
-        for _ in 0..sizes.threads {
-            let done_tx = done_tx.clone();
-            std::thread::Builder::new()
-                .name("infer-worker".into())
-                .spawn_scoped(scope, move || {
-                    while let Some(raw) = feed.next(credits, sizes) {
-                        let Some(framed) = chain.frame(framing, &raw, sizes.max_line) else {
-                            break;
-                        };
-                        // If the merger has stopped, keep going so nobody waits for a turn.
-                        let _ = done_tx.send(count(framing, framed, raw, scan));
-                    }
-                })
-                .expect("the system starts a worker thread");
-        }
-        drop(done_tx);
-        let reader = stream.map(|source| {
-            std::thread::Builder::new()
-                .name("infer-reader".into())
-                .spawn_scoped(scope, move || {
-                    read_stream(source, sizes, credits, &work_tx, stop)
-                })
-                .expect("the system starts the reader thread")
-        });
-        let mut place = Place {
-            name,
-            framing,
-            offset: 0,
-            docs: 0,
-            lines: 0,
-        };
-        let mut pending = BTreeMap::new();
-        let mut next = 0;
-        let mut failed: Option<anyhow::Error> = None;
-        for chunk in done_rx {
-            if failed.is_some() {
-                continue;
-            }
-            pending.insert(chunk.seq, chunk);
-            while let Some(mut chunk) = pending.remove(&next) {
-                next += 1;
-                place.offset = chunk.offset;
-                merge(chunk.part);
-                place.docs += chunk.docs;
-                *documents += chunk.docs;
-                let broken = chunk.broken.take().map(|b| place.describe(b));
-                place.lines += chunk.lines;
-                let done = *documents;
-                progress.advance_with(chunk.bytes, || format!("{done} docs, {}", scan.label));
-                if let Some(e) = broken {
-                    failed = Some(e);
-                    stop.store(true, Ordering::Relaxed);
-                    credit_tx = None;
-                    pending.clear();
-                    break;
-                }
-                if let Some(credits) = &credit_tx {
-                    let mut buffer = std::mem::take(&mut chunk.buffer);
-                    if buffer.capacity() > 2 * sizes.chunk {
-                        buffer = Vec::new();
-                    }
-                    // Workers may have stopped; then the credit is not needed.
-                    let _ = credits.send(buffer);
-                }
-            }
-        }
-        drop(credit_tx);
-        let read = reader.map_or(Ok(()), |r| r.join().expect("the reader does not panic"));
-        match failed {
-            Some(e) => Err(e),
-            None => read,
-        }
-    })
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+    fn docs(&self) -> u64 {
+        self.docs
+    }
+    fn lines(&self) -> u64 {
+        self.lines
+    }
+    fn take_broken(&mut self) -> Option<Broken> {
+        self.broken.take()
+    }
+    fn take_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buffer)
+    }
 }
 
 /// The worker's part after the cut: every whole document of the chunk into a fresh part.
@@ -312,7 +247,7 @@ fn count<P>(framing: Framing, framed: Framed, raw: Raw, scan: &Scan<'_, P>) -> C
     Chunk {
         seq: raw.seq,
         offset: framed.origin,
-        part,
+        part: Some(part),
         bytes: framed.joined.len() + framed.body.len(),
         docs,
         lines,

@@ -88,27 +88,6 @@ pub(super) struct Job<'a> {
     pub(super) examples: usize,
 }
 
-impl super::pipeline::Chunk for Done {
-    fn seq(&self) -> usize {
-        self.seq
-    }
-    fn offset(&self) -> u64 {
-        self.offset
-    }
-    fn docs(&self) -> u64 {
-        self.docs
-    }
-    fn lines(&self) -> u64 {
-        self.lines
-    }
-    fn take_broken(&mut self) -> Option<Broken> {
-        self.broken.take()
-    }
-    fn take_buffer(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.buffer)
-    }
-}
-
 /// The worker's part after the cut: frames the documents, checks each one's structure, parses
 /// JSON lines, evaluates, and reduces the verdicts to a [`Done`].
 pub(super) fn check_framed(job: &Job<'_>, framed: Framed, raw: Raw) -> Done {

@@ -31,6 +31,28 @@ pub(crate) trait Chunk: Send {
     fn take_buffer(&mut self) -> Vec<u8>;
 }
 
+/// `validate`'s chunks.
+impl Chunk for super::check::Done {
+    fn seq(&self) -> usize {
+        self.seq
+    }
+    fn offset(&self) -> u64 {
+        self.offset
+    }
+    fn docs(&self) -> u64 {
+        self.docs
+    }
+    fn lines(&self) -> u64 {
+        self.lines
+    }
+    fn take_broken(&mut self) -> Option<Broken> {
+        self.broken.take()
+    }
+    fn take_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buffer)
+    }
+}
+
 /// What the merge of one chunk says about the run.
 pub(crate) enum Flow {
     /// Go on.

@@ -246,3 +246,52 @@ mod derived {
         assert!(error.contains("filter field \"tag\" is object"), "{error}");
     }
 }
+
+/// `apply --wait`: the command returns only once `$listSearchIndexes` says every created index
+/// is READY and queryable (the test server moves a build one step per listing: PENDING,
+/// BUILDING, READY), so a `check` right after it is in sync.
+#[test]
+fn apply_wait_returns_once_every_created_index_is_queryable() {
+    let server = BlockingTestServer::start(TestServerOptions::default());
+    let uri = server.uri_with_db("shop");
+    let linked = products(768);
+    let (outcome, text) = run(&["apply", "--uri", &uri, "--yes", "--wait"], &linked);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(text.contains("2 search indexes queryable"), "{text}");
+    let listings = server
+        .commands_named("aggregate")
+        .into_iter()
+        .filter(|c| {
+            c.body
+                .get_array("pipeline")
+                .ok()
+                .and_then(|p| p.first())
+                .and_then(bson::Bson::as_document)
+                .is_some_and(|s| s.contains_key("$listSearchIndexes"))
+        })
+        .count();
+    // The plan's own catalog read, then the wait's polls until READY.
+    assert!(listings >= 3, "{listings} listings: {text}");
+    let reply = server.execute(
+        "shop",
+        doc! { "aggregate": "products", "pipeline": [{ "$listSearchIndexes": {} }], "cursor": {} },
+    );
+    for entry in reply
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap()
+    {
+        let entry = entry.as_document().unwrap();
+        // One listing more moves nothing: they were ready when apply returned.
+        assert_eq!(entry.get_str("status").ok(), Some("READY"), "{entry}");
+        assert_eq!(entry.get_bool("queryable").ok(), Some(true), "{entry}");
+    }
+    // Without --wait, apply returns before the builds are done.
+    let fresh = BlockingTestServer::start(TestServerOptions::default());
+    let (_, text) = run(
+        &["apply", "--uri", &fresh.uri_with_db("shop"), "--yes"],
+        &linked,
+    );
+    assert!(!text.contains("queryable"), "{text}");
+}

@@ -260,6 +260,11 @@ pub struct ApplyArgs {
     /// without it: declare "warn" first, or fix the documents until `audit` is clean).
     #[arg(long)]
     pub allow_tightening: bool,
+    /// After the commands ran, wait until every search index they created or changed is
+    /// queryable (`$listSearchIndexes` status READY), with a bar on a terminal; within
+    /// `--timeout`, so raise it for a large collection.
+    #[arg(long)]
+    pub wait: bool,
     /// Index usage evidence and build options.
     #[command(flatten)]
     pub indexes: IndexArgs,

@@ -29,7 +29,7 @@ tokio::task_local! {
 }
 
 /// Records what the work now waits for: said if `--timeout` runs out before it comes.
-fn waiting_for(what: String) {
+pub(crate) fn waiting_for(what: String) {
     let _ = WAITING_FOR.try_with(|w| *w.lock().unwrap_or_else(PoisonError::into_inner) = what);
 }
 

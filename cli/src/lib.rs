@@ -27,6 +27,7 @@ pub mod json_array;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod search_wait;
 mod validate;
 
 use std::ffi::OsString;

@@ -97,6 +97,16 @@ pub fn run(
         )
         .await;
         console.out(&render::human::applied(&applied, colour));
+        if args.wait && applied.failed.is_empty() {
+            let awaited = crate::search_wait::awaited(&plan);
+            crate::search_wait::wait(&deployment.db, &awaited, progress).await?;
+            if !awaited.is_empty() {
+                console.out(&format!(
+                    "{} queryable\n",
+                    count(awaited.len(), "search index")
+                ));
+            }
+        }
         if args.yes && settled == Outcome::Findings {
             // What the run leaves, as the plan said it (its last line counts the steps).
             for line in summary.lines().filter(|l| l.starts_with("kept:")) {

@@ -294,7 +294,7 @@ fn live_explain_against_mongodb_uri() {
     });
     let (outcome, text) = run(&["--uri", &uri, "--db", &db]);
     runtime.block_on(async { database.drop().await }).unwrap();
-    assert!(text.contains("explain: 1 queries"), "{text}");
+    assert!(text.contains("explain: 1 query,"), "{text}");
     assert!(!text.contains("skipped: no document"), "{text}");
     if text.contains("COLLSCAN") {
         assert_eq!(outcome, Outcome::Findings, "{text}");

@@ -3,8 +3,10 @@
 //! with the `serde-well-known` helpers (`time::serde::rfc3339`) a field is a string and needs
 //! `#[mongo(schema_as)]`.
 //!
-//! Each part is bounded by the range `time` reads back. Years are `time`'s default range
-//! (-9999 to 9999); the `large-dates` feature widens it and such a model needs `schema_as`.
+//! Each part is bounded by the range `time` reads back. Years are the range of the `time` the
+//! application links (`Date::MIN` to `Date::MAX`): -9999 to 9999 by default, -999999 to 999999
+//! when any crate of the build turns on `time`'s `large-dates` (bson 2 does), so the validator
+//! admits every year that build writes.
 //! Known gaps of `$jsonSchema`: day 366 of a common year passes the validator and fails to read.
 //!
 //! `Weekday` and `Month` have no schema: `time` reads them only through `visit_u8`, which
@@ -22,7 +24,11 @@ fn part(mut schema: JsonSchema, lo: i64, hi: i64) -> JsonSchema {
 /// `(year: i32, ordinal: u16)`.
 fn date_parts(g: &mut SchemaGenerator) -> Vec<JsonSchema> {
     vec![
-        part(i32::json_schema(g), -9999, 9999),
+        part(
+            i32::json_schema(g),
+            i64::from(time::Date::MIN.year()),
+            i64::from(time::Date::MAX.year()),
+        ),
         part(u16::json_schema(g), 1, 366),
     ]
 }

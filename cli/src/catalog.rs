@@ -365,30 +365,44 @@ async fn list_search_indexes(
         {
             continue;
         }
-        let command = doc! {
-            "aggregate": name, "pipeline": [{"$listSearchIndexes": {}}], "cursor": {},
-        };
-        let mut cursor = match db.run_cursor_command(command).await {
-            Ok(cursor) => cursor,
+        let entries = match search_index_entries(db, name).await? {
+            Ok(entries) => entries,
             Err(e) if deployment::is_namespace_not_found(&e) => continue,
             Err(e) => return Ok((IndexMap::new(), Some(deployment::explain(&e)))),
         };
-        let mut entries = Vec::new();
-        while cursor
-            .advance()
-            .await
-            .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
-        {
-            entries.push(
-                Document::try_from(cursor.current())
-                    .context("$listSearchIndexes returned an unreadable entry")?,
-            );
-        }
         if !entries.is_empty() {
             out.insert(name.to_owned(), entries);
         }
     }
     Ok((out, None))
+}
+
+/// One collection's `$listSearchIndexes` entries. The outer error is a reply that cannot be
+/// read; the inner one the server's refusal of the stage, for the caller to judge (a missing
+/// collection, a deployment without search).
+pub(crate) async fn search_index_entries(
+    db: &Database,
+    collection: &str,
+) -> anyhow::Result<Result<Vec<Document>, mongodb::error::Error>> {
+    let command = doc! {
+        "aggregate": collection, "pipeline": [{"$listSearchIndexes": {}}], "cursor": {},
+    };
+    let mut cursor = match db.run_cursor_command(command).await {
+        Ok(cursor) => cursor,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut entries = Vec::new();
+    while cursor
+        .advance()
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
+    {
+        entries.push(
+            Document::try_from(cursor.current())
+                .context("$listSearchIndexes returned an unreadable entry")?,
+        );
+    }
+    Ok(Ok(entries))
 }
 
 /// Whether the driver is talking to a mongos router (`hello` answers `msg: "isdbgrid"`).

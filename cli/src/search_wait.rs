@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use bson::{Document, doc};
+use bson::Document;
 use mongo_schema::diff::Plan;
 use mongodb::Database;
 
@@ -134,31 +134,16 @@ fn bar(total: usize, visible: bool) -> indicatif::ProgressBar {
 }
 
 async fn list(db: &Database, collection: &str) -> anyhow::Result<Vec<Document>> {
-    let command = doc! {
-        "aggregate": collection, "pipeline": [{"$listSearchIndexes": {}}], "cursor": {},
-    };
-    let mut cursor = db
-        .run_cursor_command(command)
-        .await
+    crate::catalog::search_index_entries(db, collection)
+        .await?
         .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))
-        .with_context(|| format!("{collection}: listing search indexes"))?;
-    let mut entries = Vec::new();
-    while cursor
-        .advance()
-        .await
-        .map_err(|e| anyhow::anyhow!("{}", deployment::explain(&e)))?
-    {
-        entries.push(
-            Document::try_from(cursor.current())
-                .context("$listSearchIndexes returned an unreadable entry")?,
-        );
-    }
-    Ok(entries)
+        .with_context(|| format!("{collection}: listing search indexes"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::doc;
 
     #[test]
     fn ready_means_ready_and_queryable_and_failures_carry_the_message() {

@@ -121,18 +121,7 @@ fn sample_reads_n_documents_with_dollar_sample_and_proves_those() {
     assert!(out.ends_with("accepts 40 of 40 documents\n"), "{out}");
     // One $sample: a second would pick other documents, so the proof checks the ones kept.
     // (The catalog read beside it, `$listSearchIndexes`, is another aggregate.)
-    let aggregates: Vec<_> = server
-        .commands_named("aggregate")
-        .into_iter()
-        .filter(|c| {
-            c.body
-                .get_array("pipeline")
-                .ok()
-                .and_then(|p| p.first())
-                .and_then(Bson::as_document)
-                .is_some_and(|stage| stage.contains_key("$sample"))
-        })
-        .collect();
+    let aggregates = server.aggregates_starting_with("$sample");
     assert_eq!(aggregates.len(), 1);
     let body = &aggregates[0].body;
     assert_eq!(

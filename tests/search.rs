@@ -258,18 +258,7 @@ fn apply_wait_returns_once_every_created_index_is_queryable() {
     let (outcome, text) = run(&["apply", "--uri", &uri, "--yes", "--wait"], &linked);
     assert_eq!(outcome, Outcome::Clean, "{text}");
     assert!(text.contains("2 search indexes queryable"), "{text}");
-    let listings = server
-        .commands_named("aggregate")
-        .into_iter()
-        .filter(|c| {
-            c.body
-                .get_array("pipeline")
-                .ok()
-                .and_then(|p| p.first())
-                .and_then(bson::Bson::as_document)
-                .is_some_and(|s| s.contains_key("$listSearchIndexes"))
-        })
-        .count();
+    let listings = server.aggregates_starting_with("$listSearchIndexes").len();
     // The plan's own catalog read, then the wait's polls until READY.
     assert!(listings >= 3, "{listings} listings: {text}");
     let reply = server.execute(

@@ -410,6 +410,22 @@ impl TestServer {
             .collect()
     }
 
+    /// The received `aggregate` commands whose pipeline starts with `stage` (`"$collStats"`).
+    #[must_use]
+    pub fn aggregates_starting_with(&self, stage: &str) -> Vec<RecordedCommand> {
+        self.commands_named("aggregate")
+            .into_iter()
+            .filter(|c| {
+                c.body
+                    .get_array("pipeline")
+                    .ok()
+                    .and_then(|p| p.first())
+                    .and_then(Bson::as_document)
+                    .is_some_and(|first| first.contains_key(stage))
+            })
+            .collect()
+    }
+
     /// The received commands that write (see [`RecordedCommand::is_write`]).
     #[must_use]
     pub fn write_commands(&self) -> Vec<RecordedCommand> {

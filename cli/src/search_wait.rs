@@ -188,6 +188,7 @@ mod tests {
                 ),
             ],
             skipped: Vec::new(),
+            proposals: Vec::new(),
         };
         let names: Vec<String> = awaited(&plan).into_iter().map(|(_, n)| n).collect();
         assert_eq!(names, ["a", "b", "c"]);

@@ -106,13 +106,12 @@ fn run_declaring(
 /// The declaration once the older versions are dropped: the version 2 branch only.
 fn v2_only() -> CollectionSpec {
     let mut spec = User::collection_spec();
-    let schema = spec
-        .validator
-        .as_ref()
-        .and_then(|v| v.parse().ok()?.json_schema)
-        .expect("the example declares a validator");
-    let current = schema.any_of.expect("a versioned validator is an anyOf")[0].clone();
-    spec.validator = Some(ValidatorSpec::json_schema(current));
+    let versions = spec
+        .versions
+        .as_mut()
+        .expect("the example declares versions");
+    versions.versions.truncate(1);
+    spec.validator = Some(ValidatorSpec::json_schema(versions.current_only()));
     spec
 }
 
@@ -138,6 +137,13 @@ fn the_whole_life_v1_then_both_then_migrate_then_v2_only() {
     insta::assert_snapshot!("life_1_plan_both_versions", text);
     let (outcome, text) = run(&server, &["apply", "--yes"]);
     assert_eq!(outcome, Outcome::Clean, "{text}");
+    // Until migrate, the plan says how many documents hold the older version back.
+    let (outcome, text) = run(&server, &["plan"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(
+        text.contains("next: users: 3 stored documents not at version 2 yet"),
+        "{text}"
+    );
 
     // 2. Before migrating, the v2-only validator rejects every stored user: apply refuses it.
     let declared = [v2_only()];
@@ -180,6 +186,37 @@ fn the_whole_life_v1_then_both_then_migrate_then_v2_only() {
     assert_eq!(
         cher,
         doc! { "_id": "u_001", "firstName": "Cher1", "lastName": "", "schemaVersion": 2 }
+    );
+
+    // 4b. plan, the declaration unchanged: nothing to run, and the proposal to drop version 1,
+    // classified against the declared validator and counted.
+    let (outcome, text) = run(&server, &["plan"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(
+        text.contains("next: users: every stored document is version 2"),
+        "{text}"
+    );
+    assert!(text.contains("tightening: e.g."), "{text}");
+    assert!(text.contains("0 stored documents fail it"), "{text}");
+    insta::assert_snapshot!("life_4b_plan_proposes_v2_only", text);
+    let (_, json) = run(&server, &["plan", "--format", "json"]);
+    let stdout = json
+        .split("--- stdout\n")
+        .nth(1)
+        .and_then(|t| t.split("--- stderr").next())
+        .expect("the run's stdout");
+    let report: serde_json::Value = serde_json::from_str(stdout).expect("plan --format json");
+    let proposal = &report["proposals"][0];
+    assert_eq!(proposal["collection"], "users", "{json}");
+    assert_eq!(proposal["validator"]["rejectedDocuments"], 0, "{json}");
+    // The proposed validator is the one the v2-only declaration derives.
+    let derived = v2_only().validator.unwrap().to_document();
+    assert_eq!(
+        proposal["command"]["validator"],
+        mongo_schema::extjson::to_value(
+            &derived.into(),
+            mongo_schema::extjson::ExtJsonMode::Relaxed
+        )
     );
 
     // 5. v1|v2 -> v2 only: still a tightening, and now no stored document fails it.
@@ -340,21 +377,25 @@ fn live_migrate_converges_on_a_real_server() {
             .await
             .unwrap();
     });
-    let mut console = Console::captured("");
-    let outcome = mongo_schema_examples::run_migrating(
-        &EXAMPLE,
-        &migrations(),
-        [
-            "schema_versioning",
-            "migrate",
-            "--uri",
-            &uri,
-            "--db",
-            &db_name,
-            "--batch",
-            "4",
-        ],
-        &mut console,
+    // As in the life above: the v1|v2 validator first, or the v1 one refuses every rewrite.
+    let live = |args: &[&str]| {
+        let mut console = Console::captured("");
+        let mut argv = vec!["schema_versioning"];
+        argv.extend_from_slice(args);
+        argv.extend_from_slice(&["--uri", &uri, "--db", &db_name]);
+        let outcome =
+            mongo_schema_examples::run_migrating(&EXAMPLE, &migrations(), argv, &mut console);
+        let text = format!("{}{}", console.stdout_text(), console.stderr_text());
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        text
+    };
+    live(&["apply", "--yes"]);
+    let migrated = live(&["migrate", "--batch", "4"]);
+    assert!(migrated.contains("migrated 25,"), "{migrated}");
+    assert!(migrated.contains("proof: countDocuments"), "{migrated}");
+    assert!(
+        migrated.contains("next: users: every stored document is version 2"),
+        "{migrated}"
     );
     let left = runtime.block_on(async {
         let n = db
@@ -365,7 +406,6 @@ fn live_migrate_converges_on_a_real_server() {
         db.drop().await.unwrap();
         n
     });
-    assert_eq!(outcome, Outcome::Clean, "{}", console.stdout_text());
     assert_eq!(left, 0);
 }
 

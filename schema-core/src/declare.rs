@@ -17,7 +17,7 @@ use crate::spec::{
     SpecError, TimeseriesOptions, ValidationAction, ValidationLevel, VectorField, View,
 };
 use crate::spec::{IndexKeys, IndexSpec};
-use crate::version::{Version, versioned};
+use crate::version::{Version, Versions, versioned};
 
 /// The kind of a declared key as the server stores it: a `1` or `-1` on a wildcard path
 /// (`"$**"`, `"meta.$**"`) is a wildcard key.
@@ -332,6 +332,10 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
                 });
             }
             spec = spec.json_schema(root_schema(versioned(field, &versions)));
+            spec.versions = Some(Versions {
+                field: field.to_owned(),
+                versions,
+            });
         }
     }
     spec.validation_level = declared.validation_level.map(ValidationLevel::from_name);

@@ -21,6 +21,44 @@ pub struct Version {
     pub schema: JsonSchema,
 }
 
+/// A versioned collection's declared versions, current first: the declaration `plan` reads to
+/// say when the older versions can go (no stored document left at one of them) and what the
+/// validator of the current version alone would be.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Versions {
+    /// The version field's stored name.
+    pub field: String,
+    /// The versions, the current one first (never empty).
+    pub versions: Vec<Version>,
+}
+
+impl Versions {
+    /// The current version's value.
+    pub fn current(&self) -> i64 {
+        self.versions.first().map_or(0, |v| v.value)
+    }
+
+    /// The versions other than the current one.
+    pub fn older(&self) -> &[Version] {
+        self.versions.get(1..).unwrap_or_default()
+    }
+
+    /// The documents not at the current version (what [`Versioned::outdated_filter`] finds).
+    pub fn outdated_filter(&self) -> bson::Document {
+        doc! { self.field.as_str(): { "$ne": integer(self.current()) } }
+    }
+
+    /// The collection's validator schema once the older versions are dropped from the
+    /// declaration: the current version's branch alone, with the server's `_id` admitted, as
+    /// the declaration would then derive it.
+    pub fn current_only(&self) -> JsonSchema {
+        crate::generate::root_schema(versioned(
+            &self.field,
+            &self.versions[..1.min(self.versions.len())],
+        ))
+    }
+}
+
 /// Pins `schema` to one version: the version field must equal `value` (any numeric type, as the
 /// server's `enum` compares numbers by value), or, when `may_be_absent`, may also be missing.
 pub fn pin(field: &str, version: &Version) -> JsonSchema {
@@ -55,7 +93,7 @@ fn integer(value: i64) -> Bson {
 }
 
 /// The validator schema of a versioned collection: `anyOf` one pinned branch per version,
-/// current first.
+/// current first (the branch alone when there is one version).
 ///
 /// ```
 /// use mongo_schema::version::{versioned, Version};
@@ -70,6 +108,10 @@ fn integer(value: i64) -> Bson {
 /// assert_eq!(schema.any_of.as_ref().map(Vec::len), Some(2));
 /// ```
 pub fn versioned(field: &str, versions: &[Version]) -> JsonSchema {
+    if let [only] = versions {
+        // One version: its pinned branch, without an `anyOf` of one.
+        return pin(field, only);
+    }
     JsonSchema {
         any_of: Some(versions.iter().map(|v| pin(field, v)).collect()),
         ..JsonSchema::default()

@@ -239,3 +239,60 @@ fn usage_flags_are_checked_by_their_parsers() {
     assert_eq!(outcome, Outcome::Failed, "--force needs --prune: {text}");
     assert!(server.write_commands().is_empty());
 }
+
+/// The JSON plan carries the evidence as fields: a CI job reads the verdict, the decision and
+/// each host's counters without parsing the text.
+#[test]
+fn the_json_plan_carries_the_evidence_as_fields() {
+    let server = server_with_example();
+    use_author_index(&server);
+    let uri = uri(&server);
+    let (_, text) = run_in(
+        &prune_args("plan", &uri, &["--format", "json"]),
+        "",
+        Some(&server),
+    );
+    let stdout = stdout_of(&text);
+    let plan: serde_json::Value = serde_json::from_str(stdout).expect("a JSON plan");
+    let kept = plan["skipped"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["aspect"] == "index author_1")
+        .unwrap_or_else(|| panic!("the kept drop is under skipped: {stdout}"));
+    let evidence = &kept["evidence"];
+    assert_eq!(evidence["source"], "$indexStats", "{stdout}");
+    assert_eq!(evidence["verdict"], "used", "{stdout}");
+    assert_eq!(evidence["decision"], "kept", "{stdout}");
+    assert_eq!(evidence["ops"], 1, "{stdout}");
+    assert_eq!(evidence["unusedFor"], "14d", "{stdout}");
+    let hosts = evidence["hosts"].as_array().expect("hosts");
+    assert_eq!(hosts.len(), 1, "{stdout}");
+    assert_eq!(hosts[0]["ops"], 1, "{stdout}");
+    assert!(hosts[0]["since"].is_object(), "a date: {stdout}");
+
+    // Forced, the same evidence stays on the drop step, with the decision it led to.
+    let (_, text) = run_in(
+        &prune_args("plan", &uri, &["--format", "json", "--force"]),
+        "",
+        Some(&server),
+    );
+    let stdout = stdout_of(&text);
+    let plan: serde_json::Value = serde_json::from_str(stdout).expect("a JSON plan");
+    let drop = plan["steps"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["command"]["dropIndexes"] == "articles")
+        .unwrap_or_else(|| panic!("the forced drop is a step: {stdout}"));
+    assert_eq!(drop["evidence"]["decision"], "forced", "{stdout}");
+    assert_eq!(drop["evidence"]["verdict"], "used", "{stdout}");
+}
+
+/// The standard output of a captured run.
+fn stdout_of(text: &str) -> &str {
+    text.split("--- stdout\n")
+        .nth(1)
+        .and_then(|t| t.split("--- stderr").next())
+        .unwrap_or(text)
+}

@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bson::{Bson, Document, RawDocument, doc};
-use mongo_schema::diff::{ValidatorChange, classify_validator};
-use mongo_schema::spec::{Collection, CollectionSpec, SpecError, ValidatorSpec};
+use mongo_schema::spec::{Collection, CollectionSpec, SpecError};
 use mongo_schema::version::{Versioned, version_of};
 use mongodb::Database;
 use mongodb::error::{ErrorKind, WriteFailure};
@@ -137,8 +136,18 @@ pub fn run(
             if tally.left != Some(0) {
                 outcome = Outcome::Findings;
             } else {
-                let next = next_step(&deployment.db, spec, migration, args).await?;
-                console.out(&next);
+                let mut plan = mongo_schema::diff::Plan::default();
+                crate::cmd::plan::propose_version_drops(
+                    &deployment.db,
+                    std::slice::from_ref(spec),
+                    &mut plan,
+                    args.connect.timeout,
+                )
+                .await?;
+                console.out(&crate::render::human::proposals(
+                    &plan.proposals,
+                    console.colour,
+                ));
             }
         }
         Ok(outcome)
@@ -512,81 +521,4 @@ fn report(
         }
     }
     out
-}
-
-/// After a complete migration: the validator without the older versions' branches, classified
-/// against the live one, with the count of stored documents it rejects (0 unless a writer
-/// stored an old version since), as `plan` will show it once the declaration drops them.
-async fn next_step(
-    db: &Database,
-    spec: &CollectionSpec,
-    migration: &Migration,
-    args: &MigrateArgs,
-) -> anyhow::Result<String> {
-    let Some(current) = current_branch(spec, migration) else {
-        return Ok(String::new());
-    };
-    let declared = ValidatorSpec::json_schema(current).to_document();
-    let live = live_validator(db, &spec.name, args.connect.timeout).await?;
-    let mut change = ValidatorChange::new(classify_validator(Some(&declared), live.as_ref()));
-    if change.may_reject() {
-        let rejects = doc! { "$nor": [declared.clone()] };
-        let coll = db.collection::<Document>(&spec.name);
-        change.rejected = Some(within(args.connect.timeout, coll.count_documents(rejects)).await?);
-    }
-    let mut out = format!(
-        "  next: every document is version {}; drop the older versions from the declaration \
-         (`previous(...)` in #[mongo(version(...))]) and `plan` shows the validator step:\n    \
-         {}: set the validator to the version {} branch only: {}",
-        migration.current, spec.name, migration.current, change.classification
-    );
-    if let Some(n) = change.rejected {
-        let _ = write!(
-            out,
-            " ({} {} it)",
-            count(n, "stored document"),
-            if n == 1 { "fails" } else { "fail" }
-        );
-    }
-    out.push('\n');
-    Ok(out)
-}
-
-/// The branch of a versioned validator (`anyOf`, current first, as `version::versioned` builds
-/// it) that pins the version field to the current version.
-fn current_branch(
-    spec: &CollectionSpec,
-    migration: &Migration,
-) -> Option<mongo_schema::JsonSchema> {
-    let schema = spec.validator.as_ref()?.parse().ok()?.json_schema?;
-    let branches = schema.any_of.as_ref()?;
-    branches
-        .iter()
-        .find(|b| {
-            b.properties
-                .get(migration.field)
-                .and_then(|f| f.enumeration.as_ref())
-                .is_some_and(|values| match values.as_slice() {
-                    [Bson::Int32(v)] => i64::from(*v) == migration.current,
-                    [Bson::Int64(v)] => *v == migration.current,
-                    _ => false,
-                })
-        })
-        .cloned()
-}
-
-async fn live_validator(
-    db: &Database,
-    name: &str,
-    timeout: Duration,
-) -> anyhow::Result<Option<Document>> {
-    let mut cursor = within(timeout, db.list_collections().filter(doc! { "name": name })).await?;
-    let read = within(timeout, cursor.advance()).await?;
-    if !read {
-        return Ok(None);
-    }
-    let entry = cursor
-        .deserialize_current()
-        .context("a listCollections entry")?;
-    Ok(entry.options.validator)
 }

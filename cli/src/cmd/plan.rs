@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use mongo_schema::diff::{self, Plan, PlanOptions};
+use mongo_schema::diff::{self, Plan, PlanOptions, Proposal, ValidatorChange, classify_validator};
+use mongo_schema::plural::count;
 use mongo_schema::spec::CollectionSpec;
+use mongo_schema::spec::ValidatorSpec;
 use mongodb::Database;
 
 use crate::args::{PlanArgs, PlanFormat};
@@ -51,6 +53,13 @@ pub fn run(
                         ))
                     })?;
             count_rejects(&deployment.db, &mut plan, args.live.connect.timeout).await?;
+            propose_version_drops(
+                &deployment.db,
+                &declared,
+                &mut plan,
+                args.live.connect.timeout,
+            )
+            .await?;
             Ok((changes, plan))
         })?,
     };
@@ -119,6 +128,83 @@ pub(crate) async fn count_rejects(
                 if n == 1 { "fails" } else { "fail" }
             )
         });
+    }
+    Ok(())
+}
+
+/// For each versioned declaration with stored documents, what the deployment says of its older
+/// versions ([`Plan::proposals`]):
+/// - none left: drop them from the declaration, and the validator becomes the current version's
+///   branch alone, classified against the declared one (the live one once this plan has run)
+///   and counted with `{$nor: [validator]}` when it may reject;
+/// - some left: `migrate` rewrites them first.
+///
+/// An empty or missing collection proposes nothing: a fresh deployment says nothing of the
+/// versions the application's other deployments still hold.
+///
+/// # Errors
+/// A count the server refuses or that runs out of time.
+pub(crate) async fn propose_version_drops(
+    db: &Database,
+    declared: &[CollectionSpec],
+    plan: &mut Plan,
+    max_time: Duration,
+) -> anyhow::Result<()> {
+    let max_time_ms = i64::try_from(max_time.as_millis()).unwrap_or(i64::MAX);
+    for spec in declared {
+        let Some(versions) = spec.versions.as_ref().filter(|v| !v.older().is_empty()) else {
+            continue;
+        };
+        let context = |what: &str| format!("{}: counting {what}", spec.name);
+        let stored = cmd::audit::count(db, &spec.name, bson::Document::new(), max_time_ms)
+            .await
+            .map_err(|e| e.context(context("the stored documents")))?;
+        if stored == 0 {
+            continue;
+        }
+        let outdated = versions.outdated_filter();
+        let left = cmd::audit::count(db, &spec.name, outdated.clone(), max_time_ms)
+            .await
+            .map_err(|e| e.context(context("the documents at older versions")))?;
+        let current = versions.current();
+        let shown = crate::render::human::shown(&bson::Bson::Document(outdated));
+        if left > 0 {
+            plan.proposals.push(Proposal::new(
+                &spec.name,
+                format!(
+                    "{} not at version {current} yet (countDocuments({shown})): `migrate` \
+                     rewrites them; the older versions stay declared until none is left",
+                    count(u64::try_from(left).unwrap_or(0), "stored document")
+                ),
+            ));
+            continue;
+        }
+        let validator = ValidatorSpec::json_schema(versions.current_only()).to_document();
+        let declared_validator = spec.validator.as_ref().map(ValidatorSpec::to_document);
+        let mut change = ValidatorChange::new(classify_validator(
+            Some(&validator),
+            declared_validator.as_ref(),
+        ));
+        if change.may_reject() {
+            let rejects = bson::doc! { "$nor": [validator.clone()] };
+            let n = cmd::audit::count(db, &spec.name, rejects, max_time_ms)
+                .await
+                .map_err(|e| e.context(context("the documents the current version rejects")))?;
+            change.rejected = Some(u64::try_from(n).unwrap_or(0));
+        }
+        let mut proposal = Proposal::new(
+            &spec.name,
+            format!(
+                "every stored document is version {current} (countDocuments({shown}) = 0): drop \
+                 the older versions from the declaration (`previous(...)` in \
+                 #[mongo(version(...))]) and the validator becomes the version {current} branch \
+                 only"
+            ),
+        );
+        proposal.command =
+            Some(bson::doc! { "collMod": spec.name.clone(), "validator": validator });
+        proposal.validator = Some(change);
+        plan.proposals.push(proposal);
     }
     Ok(())
 }

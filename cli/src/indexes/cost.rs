@@ -170,6 +170,7 @@ mod tests {
                 },
             ],
             skipped: Vec::new(),
+            proposals: Vec::new(),
         };
         let sizes = BTreeMap::from([(
             "orders".to_owned(),

@@ -256,8 +256,14 @@ pub fn guard(
             .keys()
             .next()
             .is_some_and(|k| k == "dropIndexes");
-        let (evidence, described) = match source {
+        let (evidence, hosts) = match source {
             Source::File => {
+                step.evidence = Some(bson::doc! {
+                    "source": "catalog file",
+                    "verdict": "unknown",
+                    "reason": "a catalog file has no $indexStats",
+                    "unusedFor": window.clone(),
+                });
                 let note = if is_drop {
                     format!(
                         "usage unknown: a catalog file has no $indexStats; apply reads it and keeps the index unless every host shows 0 ops for {window}"
@@ -271,18 +277,27 @@ pub fn guard(
             Source::Live(read) => match read.get(&collection) {
                 Some(Ok(usage)) => {
                     let hosts = usage.get(&index).map(Vec::as_slice).unwrap_or(&[]);
-                    (judge(hosts, now, policy.unused_for), describe(hosts, now))
+                    (judge(hosts, now, policy.unused_for), Some(hosts))
                 }
                 Some(Err(why)) => (
                     Evidence::Unknown(format!("$indexStats could not be read: {why}")),
-                    String::new(),
+                    None,
                 ),
                 None => (
                     Evidence::Unknown("$indexStats was not read".to_owned()),
-                    String::new(),
+                    None,
                 ),
             },
         };
+        let described = hosts.map(|h| describe(h, now)).unwrap_or_default();
+        let hosts = hosts.unwrap_or_default();
+        let decision = match (is_drop, evidence.allows_drop(), policy.force) {
+            (false, _, _) => "hide",
+            (true, true, _) => "drop",
+            (true, false, true) => "forced",
+            (true, false, false) => "kept",
+        };
+        step.evidence = Some(evidence_document(&evidence, hosts, &window, decision, now));
         let evidence_text = if described.is_empty() {
             String::new()
         } else {
@@ -316,6 +331,58 @@ pub fn guard(
     if !refused.is_empty() {
         remove_steps(plan, refused);
     }
+}
+
+/// The evidence as the JSON plan gives it: `{source: "$indexStats", verdict: "unused" | "used" |
+/// "tooRecent" | "unknown", decision: "drop" | "kept" | "forced" | "hide", unusedFor, reason,
+/// ops?, since?, hosts: [{host, shard?, ops, since?}]}`.
+fn evidence_document(
+    evidence: &Evidence,
+    hosts: &[HostUsage],
+    window: &str,
+    decision: &str,
+    now: DateTime,
+) -> bson::Document {
+    let verdict = match evidence {
+        Evidence::Unused => "unused",
+        Evidence::Used { .. } => "used",
+        Evidence::TooRecent { .. } => "tooRecent",
+        Evidence::Unknown(_) => "unknown",
+    };
+    let mut d = bson::doc! {
+        "source": "$indexStats",
+        "verdict": verdict,
+        "decision": decision,
+        "unusedFor": window,
+        "reason": reason(evidence, window, now),
+    };
+    match evidence {
+        Evidence::Used { ops } => {
+            d.insert("ops", i64::try_from(*ops).unwrap_or(i64::MAX));
+        }
+        Evidence::TooRecent { since } => {
+            d.insert("since", *since);
+        }
+        Evidence::Unused | Evidence::Unknown(_) => {}
+    }
+    let hosts: Vec<bson::Bson> = hosts
+        .iter()
+        .map(|h| {
+            let mut host = bson::doc! {
+                "host": h.host.clone(),
+                "ops": i64::try_from(h.ops).unwrap_or(i64::MAX),
+            };
+            if let Some(shard) = &h.shard {
+                host.insert("shard", shard.clone());
+            }
+            if let Some(since) = h.since {
+                host.insert("since", since);
+            }
+            bson::Bson::Document(host)
+        })
+        .collect();
+    d.insert("hosts", hosts);
+    d
 }
 
 /// The lines `apply --yes` prints for the drops the evidence kept (and the steps held back
@@ -435,7 +502,9 @@ fn skipped(step: &Step, reason: String) -> Skipped {
             ChangeKind::InPlace,
         ),
     };
-    Skipped::new(step.collection.clone(), aspect, kind, reason)
+    let mut skipped = Skipped::new(step.collection.clone(), aspect, kind, reason);
+    skipped.evidence = step.evidence.clone();
+    skipped
 }
 
 #[cfg(test)]
@@ -567,6 +636,7 @@ mod tests {
                 ),
             ],
             skipped: Vec::new(),
+            proposals: Vec::new(),
         };
         let now = DateTime::from_millis(100 * DAY);
         let usage = BTreeMap::from([(

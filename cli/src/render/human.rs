@@ -404,6 +404,35 @@ pub fn plan(plan: &mongo_schema::diff::Plan, colour: bool) -> String {
             s.reason
         );
     }
+    out.push_str(&proposals(&plan.proposals, colour));
+    out
+}
+
+/// The plan's proposals: changes the declaration could make next, with the validator that
+/// would follow.
+pub fn proposals(proposals: &[mongo_schema::diff::Proposal], colour: bool) -> String {
+    let mut out = String::new();
+    for p in proposals {
+        let _ = writeln!(
+            out,
+            "  {} {}: {}",
+            paint("next:", Paint::Green, colour),
+            p.collection,
+            p.summary
+        );
+        if let Some(change) = &p.validator {
+            out.push_str(&validator_change(change, colour));
+            if let Some(n) = change.rejected {
+                let _ = writeln!(
+                    out,
+                    "     {} {} {} it",
+                    paint("rejects:", Paint::Dim, colour),
+                    plural::count(n, "stored document"),
+                    if n == 1 { "fails" } else { "fail" }
+                );
+            }
+        }
+    }
     out
 }
 

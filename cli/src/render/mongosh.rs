@@ -58,6 +58,7 @@ pub fn plan_script(plan: &mongo_schema::diff::Plan) -> String {
         out.push_str(
             "// No step to run (`mongo-schema plan` says what is in sync and what is kept).\n",
         );
+        out.push_str(&proposals(plan));
         return out;
     }
     out.push_str(PRELUDE);
@@ -90,6 +91,19 @@ pub fn plan_script(plan: &mongo_schema::diff::Plan) -> String {
             "// skipped: {}: {}: {}",
             s.collection, s.aspect, s.reason
         );
+    }
+    out.push_str(&proposals(plan));
+    out
+}
+
+/// The plan's proposals as comments: changes to the declaration, not commands to run.
+fn proposals(plan: &mongo_schema::diff::Plan) -> String {
+    let mut out = String::new();
+    for p in &plan.proposals {
+        let _ = writeln!(out, "// next: {}: {}", p.collection, p.summary);
+        if let Some(change) = &p.validator {
+            let _ = writeln!(out, "// next: validator: {}", change.classification);
+        }
     }
     out
 }

@@ -21,7 +21,7 @@ use crate::spec::CollectionSpec;
 
 pub use apply::{ApplyError, apply_command, apply_plan};
 pub use judge::{ValidatorChange, classify_validator};
-pub use plan::{Plan, PlanOptions, Skipped, Step, plan};
+pub use plan::{Plan, PlanOptions, Proposal, Skipped, Step, plan};
 
 /// What a difference would take to fix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

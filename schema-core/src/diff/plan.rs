@@ -70,6 +70,9 @@ pub struct Step {
     pub depends_on: Vec<usize>,
     /// For a step that sets or removes a validator: relaxing, tightening or not proven.
     pub validator: Option<ValidatorChange>,
+    /// What was measured on the deployment to decide the step, as a document for the JSON
+    /// plan (an index drop's `$indexStats` usage per host, for example).
+    pub evidence: Option<Document>,
 }
 
 /// A change the plan does not act on, and why.
@@ -84,6 +87,37 @@ pub struct Skipped {
     pub kind: ChangeKind,
     /// Why nothing is planned, and what a person could do.
     pub reason: String,
+    /// What was measured on the deployment to decide, as a document for the JSON plan.
+    pub evidence: Option<Document>,
+}
+
+/// A change the declaration could make next, found on the deployment (not a step: the
+/// declaration, not the plan, decides it). Today: a versioned collection with no stored
+/// document left at an older version, whose validator can drop the older branches.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Proposal {
+    /// The collection.
+    pub collection: String,
+    /// What to change in the declaration, and what follows.
+    pub summary: String,
+    /// The validator the proposed declaration derives, classified against the declared one,
+    /// with the stored documents it rejects.
+    pub validator: Option<ValidatorChange>,
+    /// The `collMod` the plan will hold once the declaration changes.
+    pub command: Option<Document>,
+}
+
+impl Proposal {
+    /// A proposal with only its summary.
+    pub fn new(collection: impl Into<String>, summary: impl Into<String>) -> Proposal {
+        Proposal {
+            collection: collection.into(),
+            summary: summary.into(),
+            validator: None,
+            command: None,
+        }
+    }
 }
 
 impl Step {
@@ -103,6 +137,7 @@ impl Step {
             risk: None,
             depends_on: Vec::new(),
             validator: None,
+            evidence: None,
         }
     }
 }
@@ -120,6 +155,7 @@ impl Skipped {
             aspect,
             kind,
             reason: reason.into(),
+            evidence: None,
         }
     }
 }
@@ -131,6 +167,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Drift the plan does not fix.
     pub skipped: Vec<Skipped>,
+    /// Changes the declaration could make next, found on the deployment.
+    pub proposals: Vec<Proposal>,
 }
 
 impl Plan {
@@ -140,8 +178,9 @@ impl Plan {
     }
 
     /// The plan as a document, for JSON output: `{steps: [{collection, command, summary,
-    /// expensive, estimatedDocuments?, risk?, validator?}], skipped: [{collection, aspect, kind,
-    /// reason}]}` (`validator` as [`ValidatorChange::to_document`]).
+    /// expensive, estimatedDocuments?, risk?, validator?, evidence?}], skipped: [{collection,
+    /// aspect, kind, reason, evidence?}], proposals: [{collection, summary, validator?,
+    /// command?}]}` (`validator` as [`ValidatorChange::to_document`]).
     pub fn to_document(&self) -> Document {
         let steps: Vec<Bson> = self
             .steps
@@ -162,6 +201,9 @@ impl Plan {
                 if let Some(v) = &s.validator {
                     d.insert("validator", v.to_document());
                 }
+                if let Some(e) = &s.evidence {
+                    d.insert("evidence", e.clone());
+                }
                 Bson::Document(d)
             })
             .collect();
@@ -169,15 +211,36 @@ impl Plan {
             .skipped
             .iter()
             .map(|s| {
-                Bson::Document(bson::doc! {
+                let mut d = bson::doc! {
                     "collection": s.collection.clone(),
                     "aspect": s.aspect.to_string(),
                     "kind": s.kind.as_str(),
                     "reason": s.reason.clone(),
-                })
+                };
+                if let Some(e) = &s.evidence {
+                    d.insert("evidence", e.clone());
+                }
+                Bson::Document(d)
             })
             .collect();
-        bson::doc! { "steps": steps, "skipped": skipped }
+        let proposals: Vec<Bson> = self
+            .proposals
+            .iter()
+            .map(|p| {
+                let mut d = bson::doc! {
+                    "collection": p.collection.clone(),
+                    "summary": p.summary.clone(),
+                };
+                if let Some(v) = &p.validator {
+                    d.insert("validator", v.to_document());
+                }
+                if let Some(c) = &p.command {
+                    d.insert("command", c.clone());
+                }
+                Bson::Document(d)
+            })
+            .collect();
+        bson::doc! { "steps": steps, "skipped": skipped, "proposals": proposals }
     }
 }
 
@@ -201,6 +264,13 @@ impl fmt::Display for Plan {
         }
         for s in &self.skipped {
             writeln!(f, "skipped: {}: {}: {}", s.collection, s.aspect, s.reason)?;
+        }
+        for p in &self.proposals {
+            write!(f, "next: {}: {}", p.collection, p.summary)?;
+            if let Some(v) = &p.validator {
+                write!(f, " [{}]", v.classification)?;
+            }
+            writeln!(f)?;
         }
         Ok(())
     }
@@ -257,6 +327,7 @@ impl Builder<'_> {
             aspect: change.aspect.clone(),
             kind: change.kind,
             reason: reason.into(),
+            evidence: None,
         });
     }
 
@@ -270,6 +341,7 @@ impl Builder<'_> {
             risk: None,
             depends_on: Vec::new(),
             validator: None,
+            evidence: None,
         }
     }
 
@@ -364,6 +436,7 @@ pub fn plan(changes: &[Change], options: &PlanOptions) -> Plan {
     Plan {
         steps,
         skipped: b.skipped,
+        proposals: Vec::new(),
     }
 }
 

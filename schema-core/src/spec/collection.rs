@@ -103,6 +103,10 @@ pub struct CollectionSpec {
     /// unbounded-array lint stays silent on them. Not a server option: never in a plan, and
     /// not part of the manifest.
     pub acknowledged_unbounded: Vec<String>,
+    /// On a versioned declaration (`#[mongo(version(...))]`): its versions, current first, from
+    /// which the validator was built. Not a server option: never compared, never in the
+    /// manifest; `plan` reads it to propose dropping versions no stored document has.
+    pub versions: Option<crate::version::Versions>,
 }
 
 impl CollectionSpec {

@@ -363,8 +363,9 @@ pub struct InferArgs {
     /// The deployment to read from when no file is given (read-only: `find` or `$sample`).
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Read N documents chosen by the server (`$sample`) instead of scanning every document.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Read N documents chosen by the server (`$sample`) instead of scanning every document
+    /// (1 to 10,000,000: the sample is held in memory for the proof).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub sample: Option<u64>,
     /// Server-side time limit (`maxTimeMS`) of each scan of a live collection.
     #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION")]

@@ -150,8 +150,8 @@ fn from_paths(
     let census_pass = scan::Scan {
         fresh: &Census::new,
         add: &|part: &mut Census, bytes: &[u8]| {
-            let doc = bson::RawDocument::from_bytes(bytes).map_err(malformed)?;
-            part.add(doc).map_err(malformed)
+            let doc = bson::RawDocument::from_bytes(bytes).map_err(|e| malformed(bytes, e))?;
+            part.add(doc).map_err(|e| malformed(bytes, e))
         },
         label: "census",
     };
@@ -164,7 +164,7 @@ fn from_paths(
     let proof_pass = scan::Scan {
         fresh: &|| template.part(),
         add: &|part: &mut Proof, bytes: &[u8]| {
-            part.check(bson::RawDocument::from_bytes(bytes).map_err(malformed)?);
+            part.check(bson::RawDocument::from_bytes(bytes).map_err(|e| malformed(bytes, e))?);
             Ok(())
         },
         label: "proof",
@@ -180,12 +180,16 @@ fn from_paths(
     })
 }
 
-/// A document bson cannot read, located as the pipeline locates a break.
-fn malformed(error: bson::error::Error) -> MalformedBson {
-    MalformedBson {
-        offset: 0,
-        reason: error.to_string(),
-    }
+/// A document bson cannot read, located as the pipeline locates a break: the evaluator's
+/// structural check says where and why (byte offset, in our words), as `validate` does; bson's
+/// own message only when that check finds nothing.
+fn malformed(bytes: &[u8], error: bson::error::Error) -> MalformedBson {
+    mongo_schema::eval::check_bson(bytes)
+        .err()
+        .unwrap_or_else(|| MalformedBson {
+            offset: 0,
+            reason: error.message.clone().unwrap_or_else(|| error.to_string()),
+        })
 }
 
 /// A live collection, or every collection of the database, through the driver.
@@ -452,8 +456,8 @@ mod tests {
             let pass = scan::Scan {
                 fresh: &Census::new,
                 add: &|part: &mut Census, bytes: &[u8]| {
-                    part.add(bson::RawDocument::from_bytes(bytes).map_err(malformed)?)
-                        .map_err(malformed)
+                    part.add(bson::RawDocument::from_bytes(bytes).map_err(|e| malformed(bytes, e))?)
+                        .map_err(|e| malformed(bytes, e))
                 },
                 label: "census",
             };

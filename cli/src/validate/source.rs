@@ -36,6 +36,12 @@ pub(crate) enum Source {
 impl Source {
     pub(crate) fn open(path: &Path, format: InputFormat) -> anyhow::Result<Source> {
         let name = path.display().to_string();
+        if path.is_dir() {
+            bail!(
+                "{name} is a directory: give the files in it (`mongodump` writes one \
+                 COLLECTION.bson per collection under DIR/DATABASE/, e.g. {name}/*.bson)"
+            );
+        }
         let by_name = || {
             let ext = path
                 .extension()

@@ -88,17 +88,17 @@ fn prompt(line: &str) -> Option<&str> {
     (named && head.chars().all(word)).then_some(&line[..end])
 }
 
-/// `... 12 more items`, as util.inspect ends a long array.
+/// `... 12 more items`, as util.inspect ends a long array: on a line of its own, or inside a
+/// line when the array fits on one (`[ 1, 2, ... 98 more items ]`).
 fn more_items(line: &str) -> bool {
-    let Some(rest) = line.strip_prefix("... ") else {
-        return false;
-    };
-    let mut words = rest.split_whitespace();
-    words
-        .next()
-        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
-        && words.next() == Some("more")
-        && words.next().is_some_and(|w| w.starts_with("item"))
+    line.match_indices("... ").any(|(at, _)| {
+        let mut words = line[at + 4..].split_whitespace();
+        words
+            .next()
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            && words.next() == Some("more")
+            && words.next().is_some_and(|w| w.starts_with("item"))
+    })
 }
 
 /// Parses one value in mongosh's printed syntax.
@@ -580,6 +580,11 @@ mod tests {
             (
                 "{\n  a: 1,\n  ...\n}",
                 "line 3: `...` is mongosh's shortened",
+            ),
+            // A short array fits on one line, its cut too.
+            (
+                "[ { name: 'orders' }, ... 12 more items ]",
+                "line 1: `... N more items`",
             ),
         ] {
             let why = diagnose(text).unwrap();

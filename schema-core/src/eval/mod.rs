@@ -86,6 +86,16 @@ mod paths;
 use bson::{Document, RawDocument};
 
 pub use crate::value::raw::{MAX_DEPTH, MalformedBson};
+
+/// Checks that `bytes` is exactly one well-formed BSON document (lengths, terminators, known
+/// element types, UTF-8, booleans, nesting at most [`MAX_DEPTH`]), as [`Validator::validate_bytes`]
+/// does before evaluating.
+///
+/// # Errors
+/// [`MalformedBson`] with the byte offset where the input stops being BSON.
+pub fn check_bson(bytes: &[u8]) -> Result<(), MalformedBson> {
+    crate::value::raw::check_structure(bytes)
+}
 pub use compile::CompileError;
 pub use explain::Failure;
 

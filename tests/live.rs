@@ -352,3 +352,97 @@ fn every_stored_option_and_index_kind_reads_back_in_sync() {
     assert_eq!(outcome, Outcome::Clean, "{text}");
     assert!(text.contains("plan: nothing to do, in sync"), "{text}");
 }
+
+/// Issue 14 item 1 on a real server: a validator that rejects stored documents is classified as
+/// tightening, its rejects are counted with `{$nor: [validator]}` by the server, and `apply`
+/// sets it only with `--allow-tightening`.
+#[test]
+fn a_tightening_validator_is_counted_and_refused_until_allowed() {
+    let Some(uri) = uri() else { return };
+    let scratch = Scratch::new(&uri, "tighten");
+    scratch.command(doc! {"create": "items"});
+    scratch.command(doc! {"insert": "items", "documents": [
+        {"_id": 1, "n": 5}, {"_id": 2, "n": -1}, {"_id": 3, "n": "x"},
+    ]});
+    let count = scratch.try_command(doc! {
+        "count": "items",
+        "query": {"$nor": [{"$jsonSchema": {"properties": {"n": {"bsonType": "int", "minimum": 0}}}}]},
+    });
+    let Ok(counted) = count else {
+        println!(
+            "skipped: server lacks $jsonSchema in a count query (refused with code {}): the tightening gate needs it",
+            count.unwrap_err()
+        );
+        return;
+    };
+    assert_eq!(counted.get_i32("n").ok(), Some(2), "{counted:?}");
+    let validator = mongo_schema::spec::ValidatorSpec::parse_document(&doc! {
+        "$jsonSchema": {"properties": {"n": {"bsonType": "int", "minimum": 0}}},
+    })
+    .unwrap();
+    let specs = [mongo_schema::spec::CollectionSpec::new("items").validator(validator)];
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["--uri", &uri, "--db", &scratch.name];
+        a.extend_from_slice(extra);
+        a
+    };
+    let mut plan = vec!["plan"];
+    plan.extend(args(&[]));
+    let (outcome, text) = run_linked(&specs, &plan);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(text.contains("tightening"), "{text}");
+    assert!(text.contains("2 stored documents fail it"), "{text}");
+    let mut apply = vec!["apply"];
+    apply.extend(args(&["--yes"]));
+    let (outcome, text) = run_linked(&specs, &apply);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(text.contains("refusing to apply"), "{text}");
+    apply.push("--allow-tightening");
+    let (outcome, text) = run_linked(&specs, &apply);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    let mut check = vec!["check"];
+    check.extend(args(&[]));
+    let (outcome, text) = run_linked(&specs, &check);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+}
+
+/// Issue 14 item 3 on a real server: `plan --prune` reads `$indexStats` for the index it would
+/// drop; counters that started with the index (seconds ago) are younger than any window, so the
+/// drop is kept with the evidence, and `--force` plans it.
+#[test]
+fn prune_keeps_an_index_whose_counters_are_too_young() {
+    let Some(uri) = uri() else { return };
+    let scratch = Scratch::new(&uri, "prune");
+    scratch.command(doc! {"create": "items"});
+    scratch.command(doc! {"createIndexes": "items", "indexes": [{"key": {"a": 1}, "name": "a_1"}]});
+    let stats = scratch.try_command(doc! {
+        "aggregate": "items", "pipeline": [{"$indexStats": {}}], "cursor": {},
+    });
+    if let Err(code) = stats {
+        println!("skipped: server lacks $indexStats (refused with code {code}): prune evidence");
+        return;
+    }
+    let specs = [mongo_schema::spec::CollectionSpec::new("items")];
+    let db = scratch.name.clone();
+    let plan = |extra: &[&str]| {
+        let mut a = vec![
+            "plan",
+            "--prune",
+            "--uri",
+            &uri,
+            "--db",
+            &db,
+            "--unused-for",
+            "1d",
+        ];
+        a.extend_from_slice(extra);
+        run_linked(&specs, &a)
+    };
+    let (_, text) = plan(&[]);
+    assert!(!text.contains("drop index a_1"), "{text}");
+    assert!(text.contains("index a_1: kept:"), "{text}");
+    let (outcome, text) = plan(&["--force"]);
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(text.contains("drop index a_1"), "{text}");
+    assert!(text.contains("forced past the usage evidence"), "{text}");
+}

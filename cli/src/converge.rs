@@ -166,7 +166,7 @@ pub async fn plan(
     declared: &[CollectionSpec],
     options: PlanOptions,
 ) -> anyhow::Result<(Vec<Change>, Plan)> {
-    plan_with(db, declared, options, &IndexPolicy::default()).await
+    plan_with(db, None, declared, options, &IndexPolicy::default()).await
 }
 
 /// [`plan`] under an [`IndexPolicy`]: each build shows its collection's data size (from
@@ -179,6 +179,7 @@ pub async fn plan(
 /// it keeps the index).
 pub async fn plan_with(
     db: &Database,
+    members: Option<&mongodb::options::ClientOptions>,
     declared: &[CollectionSpec],
     options: PlanOptions,
     policy: &IndexPolicy,
@@ -193,7 +194,7 @@ pub async fn plan_with(
     let mut plan = plan_changes(&changes, &options);
     indexes::cost::annotate(&mut plan, &sizes, policy.commit_quorum.as_ref());
     if options.prune {
-        let usage = indexes::usage::read_pruned(db, &plan, &changes).await;
+        let usage = indexes::usage::read_pruned(db, members, &plan, &changes).await;
         indexes::usage::guard(
             &mut plan,
             &changes,

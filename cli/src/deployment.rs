@@ -21,6 +21,9 @@ pub struct Deployment {
     pub shown_uri: String,
     /// How long any one step may take.
     pub timeout: Duration,
+    /// The client's options, for direct connections to each member of a replica set
+    /// (`$indexStats` answers only for the member it runs on).
+    pub options: ClientOptions,
 }
 
 tokio::task_local! {
@@ -113,13 +116,14 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
             anyhow::bail!("no database: pass --db NAME or put it in the URI ({shown_uri})")
         }
     };
-    let client = Client::with_options(options)
+    let client = Client::with_options(options.clone())
         .map_err(|e| anyhow!("{}", explain(&e)))
         .with_context(|| format!("cannot connect to {shown_uri}"))?;
     Ok(Deployment {
         db: client.database(&db_name),
         shown_uri,
         timeout: args.timeout,
+        options,
     })
 }
 

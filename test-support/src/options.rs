@@ -78,6 +78,11 @@ pub struct Quirks {
     /// Answer `hello` as the primary of a one-member replica set of this name (`setName`,
     /// `hosts`, `primary`, `me`), so that `createIndexes` accepts `commitQuorum`.
     pub replica_set: Option<String>,
+    /// With [`Quirks::replica_set`]: every member's `host:port`, the primary first, as `hello`
+    /// lists them in `hosts`. A server whose own address is not the first answers as a
+    /// secondary (`isWritablePrimary: false`, `secondary: true`, `primary` the first). Empty:
+    /// a one-member set of this server.
+    pub replica_set_hosts: Vec<String>,
     /// A deployment without search (`mongot`): `createSearchIndexes`, `updateSearchIndex`,
     /// `dropSearchIndex` and `$listSearchIndexes` fail with SearchNotEnabled (31082).
     pub search_unsupported: bool,

@@ -296,3 +296,58 @@ fn stdout_of(text: &str) -> &str {
         .and_then(|t| t.split("--- stderr").next())
         .unwrap_or(text)
 }
+
+/// On a replica set each member counts only its own operations: a secondary that served reads
+/// through the index keeps it, although the primary the command talks to shows 0 operations.
+/// Each member is read over a direct connection of its own.
+#[test]
+fn every_member_of_a_replica_set_is_read() {
+    let primary = server_with_example();
+    let secondary = server_with_example();
+    let hosts = vec![
+        primary.address().to_string(),
+        secondary.address().to_string(),
+    ];
+    for server in [&primary, &secondary] {
+        server.set_quirks(mongo_schema_test_support::Quirks {
+            replica_set: Some("rs0".to_owned()),
+            replica_set_hosts: hosts.clone(),
+            ..Default::default()
+        });
+    }
+    let on = |ops| {
+        vec![IndexAccess {
+            host: None,
+            shard: None,
+            ops,
+            since: days_ago(40),
+        }]
+    };
+    primary.seed_index_usage("shop", "articles", "author_1", on(0));
+    secondary.seed_index_usage("shop", "articles", "author_1", on(3));
+    let (outcome, text) = run_in(&prune_args("plan", &uri(&primary), &[]), "", Some(&primary));
+    let text = text.replace(&hosts[1], "SECONDARY");
+    assert_eq!(outcome, Outcome::Findings, "{text}");
+    assert!(!text.contains("drop index author_1"), "{text}");
+    assert!(text.contains("kept: 3 operations used it"), "{text}");
+    assert!(
+        text.contains("0 ops on 127.0.0.1:PORT since") && text.contains("3 ops on SECONDARY since"),
+        "both members are named: {text}"
+    );
+    assert_eq!(
+        secondary.aggregates_starting_with("$indexStats").len(),
+        1,
+        "the secondary is asked directly"
+    );
+
+    // A member that cannot be read leaves the evidence unknown: the index is kept.
+    secondary
+        .inject(mongo_schema_test_support::Failure::on("aggregate").error(13, "not authorized"));
+    let (_, text) = run_in(&prune_args("plan", &uri(&primary), &[]), "", Some(&primary));
+    let text = text.replace(&hosts[1], "SECONDARY");
+    assert!(!text.contains("drop index author_1"), "{text}");
+    assert!(
+        text.contains("member SECONDARY could not be read"),
+        "{text}"
+    );
+}

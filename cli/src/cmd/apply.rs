@@ -35,15 +35,20 @@ pub fn run(
             ..PlanOptions::default()
         };
         let policy = args.indexes.policy();
-        let (changes, mut plan) =
-            converge::plan_with(&deployment.db, &declared, options.clone(), &policy)
-                .await
-                .map_err(|e| {
-                    e.context(format!(
-                        "cannot read the catalog of {}",
-                        deployment.shown_uri
-                    ))
-                })?;
+        let (changes, mut plan) = converge::plan_with(
+            &deployment.db,
+            Some(&deployment.options),
+            &declared,
+            options.clone(),
+            &policy,
+        )
+        .await
+        .map_err(|e| {
+            e.context(format!(
+                "cannot read the catalog of {}",
+                deployment.shown_uri
+            ))
+        })?;
         cmd::plan::count_rejects(&deployment.db, &mut plan, args.connect.timeout).await?;
         if !args.allow_tightening {
             refuse_rejecting_validators(&declared, &plan)?;

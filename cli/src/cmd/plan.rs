@@ -43,15 +43,20 @@ pub fn run(
         }
         None => block_on(args.live.connect.timeout, async {
             let deployment = deployment::connect(&args.live.connect).await?;
-            let (changes, mut plan) =
-                converge::plan_with(&deployment.db, &declared, options, &policy)
-                    .await
-                    .map_err(|e| {
-                        e.context(format!(
-                            "cannot read the catalog of {}",
-                            deployment.shown_uri
-                        ))
-                    })?;
+            let (changes, mut plan) = converge::plan_with(
+                &deployment.db,
+                Some(&deployment.options),
+                &declared,
+                options,
+                &policy,
+            )
+            .await
+            .map_err(|e| {
+                e.context(format!(
+                    "cannot read the catalog of {}",
+                    deployment.shown_uri
+                ))
+            })?;
             count_rejects(&deployment.db, &mut plan, args.live.connect.timeout).await?;
             propose_version_drops(
                 &deployment.db,

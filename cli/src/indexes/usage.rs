@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use bson::{Bson, DateTime, Document};
 use mongo_schema::diff::{Aspect, Change, ChangeKind, Plan, Skipped, Step};
-use mongodb::Database;
+use mongodb::options::{ClientOptions, ServerAddress};
+use mongodb::{Client, Database};
 
 use super::{IndexPolicy, span, whole};
 
@@ -218,21 +219,104 @@ fn prune_target(step: &Step, changes: &[Change]) -> Option<(String, String)> {
         .then(|| (step.collection.clone(), name.to_owned()))
 }
 
-/// Reads `$indexStats` of every collection the plan prunes, keeping a refusal as its reason.
+/// Reads `$indexStats` of every collection the plan prunes, on every member the command can
+/// reach, keeping a refusal as its reason.
+///
+/// On a replica set each member counts only its own operations, so with the client's
+/// `members` options each member that `hello` lists (`hosts` and `passives`; arbiters hold no
+/// data) is read over a direct connection of its own, and their entries are put together. A
+/// member that cannot be read makes the evidence of that collection unknown (the index is
+/// kept): an unread member may be the one serving the queries. Without `members`, or on a
+/// standalone or a `mongos` (whose `$indexStats` already gathers every shard), the stage runs
+/// once.
 pub async fn read_pruned(
     db: &Database,
+    members: Option<&ClientOptions>,
     plan: &Plan,
     changes: &[Change],
 ) -> BTreeMap<String, Result<Usage, String>> {
     let mut out = BTreeMap::new();
-    for (collection, _) in pruned(plan, changes) {
+    let targets = pruned(plan, changes);
+    if targets.is_empty() {
+        return out;
+    }
+    let reached = match members {
+        Some(options) => member_databases(db, options).await,
+        None => Ok(Vec::new()),
+    };
+    for (collection, _) in targets {
         if out.contains_key(&collection) {
             continue;
         }
-        let usage = read(db, &collection).await.map_err(|e| format!("{e:#}"));
+        let usage = match &reached {
+            Err(why) => Err(why.clone()),
+            Ok(each) if each.is_empty() => {
+                read(db, &collection).await.map_err(|e| format!("{e:#}"))
+            }
+            Ok(each) => read_members(each, &collection).await,
+        };
         out.insert(collection, usage);
     }
     out
+}
+
+/// Each data-bearing member of the replica set `db` belongs to, over a direct connection; empty
+/// for a standalone, a `mongos` or a one-member set (the stage then runs once through `db`).
+///
+/// Source: the manual's `hello` page (`setName`, `hosts` for the electable members, `passives`
+/// for priority-0 members, `arbiters` apart) and the driver's `directConnection` option.
+async fn member_databases(
+    db: &Database,
+    options: &ClientOptions,
+) -> Result<Vec<(String, Database)>, String> {
+    let hello = db
+        .run_command(bson::doc! {"hello": 1})
+        .await
+        .map_err(|e| format!("hello failed: {}", crate::deployment::explain(&e)))?;
+    if hello.get_str("setName").is_err() {
+        return Ok(Vec::new());
+    }
+    let mut hosts: Vec<String> = Vec::new();
+    for list in ["hosts", "passives"] {
+        if let Ok(listed) = hello.get_array(list) {
+            hosts.extend(listed.iter().filter_map(|h| h.as_str().map(str::to_owned)));
+        }
+    }
+    if hosts.len() < 2 {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for host in hosts {
+        let address = ServerAddress::parse(&host)
+            .map_err(|e| format!("member {host}: {}", crate::deployment::explain(&e)))?;
+        let mut direct = options.clone();
+        direct.hosts = vec![address];
+        direct.direct_connection = Some(true);
+        direct.repl_set_name = None;
+        let client = Client::with_options(direct)
+            .map_err(|e| format!("member {host}: {}", crate::deployment::explain(&e)))?;
+        out.push((host, client.database(db.name())));
+    }
+    Ok(out)
+}
+
+/// `$indexStats` of `collection` on each member, put together (each entry names its host).
+async fn read_members(members: &[(String, Database)], collection: &str) -> Result<Usage, String> {
+    let mut usage = Usage::new();
+    for (host, db) in members {
+        let read = read(db, collection)
+            .await
+            .map_err(|e| format!("member {host} could not be read: {e:#}"))?;
+        for (name, hosts) in read {
+            let entry = usage.entry(name).or_default();
+            for h in hosts {
+                if !entry.iter().any(|e| e.host == h.host) {
+                    entry.push(h);
+                }
+            }
+        }
+    }
+    Ok(usage)
 }
 
 /// Puts the evidence beside each pruning step and, unless `--force`, turns each drop the

@@ -15,10 +15,14 @@ use crate::state::State;
 /// `topologyVersion` is sent, so the driver polls rather than streams heartbeats.
 pub(crate) fn hello(state: &State, cx: &Context<'_>) -> Document {
     let mut reply = Document::new();
+    let me = format!("127.0.0.1:{}", state.port);
+    let hosts = &state.quirks.replica_set_hosts;
+    let primary = hosts.first().cloned().unwrap_or_else(|| me.clone());
+    let writable = state.quirks.replica_set.is_none() || primary == me;
     if cx.name == "hello" {
-        reply.insert("isWritablePrimary", true);
+        reply.insert("isWritablePrimary", writable);
     } else {
-        reply.insert("ismaster", true);
+        reply.insert("ismaster", writable);
     }
     if cx.flag("helloOk") {
         reply.insert("helloOk", true);
@@ -30,8 +34,12 @@ pub(crate) fn hello(state: &State, cx: &Context<'_>) -> Document {
     if let Some(set) = &state.quirks.replica_set {
         // Source: the manual's `hello` page: a replica set member adds `setName`, `hosts`,
         // `primary`, `me` and `secondary`.
-        let me = format!("127.0.0.1:{}", state.port);
-        reply.extend(doc! {"setName": set.clone(), "setVersion": 1, "hosts": [me.clone()], "primary": me.clone(), "me": me, "secondary": false});
+        let hosts: Vec<Bson> = if hosts.is_empty() {
+            vec![Bson::String(me.clone())]
+        } else {
+            hosts.iter().cloned().map(Bson::String).collect()
+        };
+        reply.extend(doc! {"setName": set.clone(), "setVersion": 1, "hosts": hosts, "primary": primary, "me": me, "secondary": !writable});
     }
     reply.extend(doc! {
         "maxBsonObjectSize": 16_777_216,

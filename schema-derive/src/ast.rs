@@ -326,7 +326,96 @@ fn side(path: &syn::ExprPath) -> Side {
         return side_of_type(ty, HelperShape::Plain);
     }
     let names: Vec<String> = rest.iter().map(|s| s.ident.to_string()).collect();
+    if let Some(side) = names.last().and_then(|m| bson2_helper(m)) {
+        return side;
+    }
     helper_name(&names).map_or(Side::Custom, |h| Side::Helper(h, HelperShape::Plain))
+}
+
+/// bson 2's serde helper modules (`#[serde(with = "bson::serde_helpers::u32_as_f64")]`, bson 2
+/// src/serde_helpers.rs): `(module, the bson 3 helper that stores the same form, shape)`.
+const BSON2_HELPERS: &[(&str, &str, HelperShape)] = &[
+    ("u32_as_f64", "u32::AsF64", HelperShape::Plain),
+    ("u64_as_f64", "u64::AsF64", HelperShape::Plain),
+    (
+        "hex_string_as_object_id",
+        "object_id::FromHexString",
+        HelperShape::Plain,
+    ),
+    (
+        "bson_datetime_as_rfc3339_string",
+        "datetime::AsRfc3339String",
+        HelperShape::Plain,
+    ),
+    (
+        "rfc3339_string_as_bson_datetime",
+        "datetime::FromRfc3339String",
+        HelperShape::Plain,
+    ),
+    (
+        "i64_as_bson_datetime",
+        "datetime::FromI64",
+        HelperShape::Plain,
+    ),
+    (
+        "chrono_datetime_as_bson_datetime",
+        "datetime::FromChrono04DateTime",
+        HelperShape::Plain,
+    ),
+    // Writes `Option<bson::DateTime>`: a date, or null for `None`.
+    (
+        "chrono_datetime_as_bson_datetime_optional",
+        "datetime::FromChrono04DateTime",
+        HelperShape::Option,
+    ),
+    (
+        "time_0_3_offsetdatetime_as_bson_datetime",
+        "datetime::FromTime03OffsetDateTime",
+        HelperShape::Plain,
+    ),
+    ("timestamp_as_u32", "timestamp::AsU32", HelperShape::Plain),
+    ("u32_as_timestamp", "timestamp::FromU32", HelperShape::Plain),
+    ("uuid_1_as_binary", "uuid_1::AsBinary", HelperShape::Plain),
+    (
+        "uuid_1_as_java_legacy_binary",
+        "uuid_1::AsJavaLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_1_as_python_legacy_binary",
+        "uuid_1::AsPythonLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_1_as_c_sharp_legacy_binary",
+        "uuid_1::AsCSharpLegacyBinary",
+        HelperShape::Plain,
+    ),
+    // The uuid 0.8 variants (bson 2's feature `uuid-0_8`) write the same binData.
+    ("uuid_as_binary", "uuid_1::AsBinary", HelperShape::Plain),
+    (
+        "uuid_as_java_legacy_binary",
+        "uuid_1::AsJavaLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_as_python_legacy_binary",
+        "uuid_1::AsPythonLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_as_c_sharp_legacy_binary",
+        "uuid_1::AsCSharpLegacyBinary",
+        HelperShape::Plain,
+    ),
+];
+
+/// The side a bson 2 helper module names, by the module's own name.
+fn bson2_helper(module: &str) -> Option<Side> {
+    BSON2_HELPERS
+        .iter()
+        .find(|(m, _, _)| *m == module)
+        .map(|(_, name, shape)| Side::Helper((*name).to_owned(), *shape))
 }
 
 fn side_of_type(ty: &syn::Type, shape: HelperShape) -> Side {

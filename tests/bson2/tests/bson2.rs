@@ -177,3 +177,99 @@ fn optional_chrono_helper_allows_null_only_as_null_or_date() {
     let names: Vec<&str> = types.iter().filter_map(|t| t.as_str()).collect();
     assert_eq!(names, ["date", "null"], "{props:?}");
 }
+
+/// bson 2's bare helper functions (`serialize_with = "bson::serde_helpers::..."`): the
+/// serializers that stand alone (the field type's own `Deserialize` reads their form back) and
+/// a module's two halves named apart.
+#[derive(Serialize, Deserialize, MongoSchema, Debug, PartialEq)]
+struct Bare {
+    #[serde(serialize_with = "bson2::serde_helpers::serialize_u32_as_i32")]
+    small: u32,
+    #[serde(serialize_with = "bson2::serde_helpers::serialize_u32_as_i64")]
+    wide: u32,
+    #[serde(serialize_with = "bson2::serde_helpers::serialize_u64_as_i32")]
+    count: u64,
+    #[serde(serialize_with = "bson2::serde_helpers::serialize_u64_as_i64")]
+    total: u64,
+    #[serde(serialize_with = "bson2::serde_helpers::serialize_object_id_as_hex_string")]
+    owner: bson2::oid::ObjectId,
+    #[serde(
+        serialize_with = "bson2::serde_helpers::serialize_hex_string_as_object_id",
+        deserialize_with = "bson2::serde_helpers::deserialize_hex_string_from_object_id"
+    )]
+    hex: String,
+    #[serde(
+        serialize_with = "bson2::serde_helpers::serialize_u32_as_f64",
+        deserialize_with = "bson2::serde_helpers::deserialize_u32_from_f64"
+    )]
+    size: u32,
+}
+
+prop_compose! {
+    fn bare()(
+        small in 0..=i32::MAX as u32,
+        wide in any::<u32>(),
+        count in 0..=i32::MAX as u64,
+        total in 0..=i64::MAX as u64,
+        owner in any::<[u8; 12]>(),
+        hex in any::<[u8; 12]>(),
+        size in any::<u32>(),
+    ) -> Bare {
+        Bare {
+            small,
+            wide,
+            count,
+            total,
+            owner: bson2::oid::ObjectId::from_bytes(owner),
+            hex: bson2::oid::ObjectId::from_bytes(hex).to_hex(),
+            size,
+        }
+    }
+}
+
+fn bare_written(b: &Bare) -> [Vec<u8>; 2] {
+    let raw = bson2::to_vec(b).expect("bson 2 writes the value");
+    let mut doc_bytes = Vec::new();
+    bson2::to_document(b)
+        .expect("bson 2 writes the document")
+        .to_writer(&mut doc_bytes)
+        .expect("bson 2 encodes the document");
+    [raw, doc_bytes]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Sound: both paths pass the validator and read back equal.
+    #[test]
+    fn bare_functions_pass(b in bare()) {
+        let v = Validator::new(&Bare::root_schema()).expect("the evaluator compiles it");
+        for bytes in bare_written(&b) {
+            let doc = RawDocumentBuf::from_bytes(bytes).expect("bson 3 reads bson 2's bytes");
+            prop_assert!(v.is_valid(&doc), "{doc:?} fails the validator");
+            let back: Bare = bson2::from_slice(doc.as_bytes()).expect("bson 2 reads it back");
+            prop_assert_eq!(&back, &b);
+        }
+    }
+
+    /// Tight: a field replaced by a form bson 2 does not read back fails.
+    #[test]
+    fn bare_functions_refuse_other_forms(b in bare(), field in 0usize..6) {
+        let v = Validator::new(&Bare::root_schema()).expect("the evaluator compiles it");
+        let mut doc = bson2::to_document(&b).expect("bson 2 writes the document");
+        let (key, wrong) = [
+            ("small", bson2::Bson::Int32(-1)),
+            ("wide", bson2::Bson::String(b.wide.to_string())),
+            ("count", bson2::Bson::Double(0.5)),
+            ("owner", bson2::Bson::String("not an object id".into())),
+            // (its hex string reads back too: bson 2's ObjectId visitor parses strings)
+            ("hex", bson2::Bson::Int32(7)),
+            ("size", bson2::Bson::Double(0.5)),
+        ][field].clone();
+        doc.insert(key, wrong.clone());
+        let mut bytes = Vec::new();
+        doc.to_writer(&mut bytes).expect("bson 2 encodes the document");
+        prop_assert!(bson2::from_slice::<Bare>(&bytes).is_err(), "bson 2 reads {key} = {wrong:?}");
+        prop_assert!(!v.is_valid_bytes(&bytes), "{key} = {wrong:?} passes the validator");
+    }
+}

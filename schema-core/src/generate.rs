@@ -51,6 +51,8 @@ use std::sync::Arc;
 
 use bson::Bson;
 
+#[cfg(feature = "bson-2")]
+mod bson2_types;
 mod bson_types;
 #[cfg(feature = "chrono")]
 mod chrono_types;

@@ -252,6 +252,19 @@ impl Variant {
 impl Field {
     fn from_serde(errors: &Errors, f: &serde_ast::Field<'_>) -> Field {
         let name = f.attrs.name();
+        let mongo = attr::parse(errors, &f.original.attrs, Scope::Field);
+        let (ser, de) = (f.attrs.serialize_with(), f.attrs.deserialize_with());
+        let mut with = classify_with(ser, de);
+        let stated =
+            mongo.bson_type.is_some() || mongo.schema_with.is_some() || mongo.schema_as.is_some();
+        if matches!(with, With::Custom(_))
+            && !stated
+            && !f.attrs.skip_serializing()
+            && bson2_half_alone(errors, ser, de)
+        {
+            // Reported with its way out; as native nothing else repeats it.
+            with = With::Native;
+        }
         Field {
             member: f.member.clone(),
             ty: f.ty.clone(),
@@ -262,8 +275,8 @@ impl Field {
             skip_serializing_if: f.attrs.skip_serializing_if().is_some(),
             has_default: !f.attrs.default().is_none(),
             flatten: f.attrs.flatten(),
-            with: classify_with(f.attrs.serialize_with(), f.attrs.deserialize_with()),
-            mongo: attr::parse(errors, &f.original.attrs, Scope::Field),
+            with,
+            mongo,
             doc: attr::doc_comment(&f.original.attrs),
             span: f.original.span(),
         }
@@ -275,6 +288,9 @@ impl Field {
 enum Side {
     None,
     Helper(String, HelperShape),
+    /// A bson 2 serializer whose form the field type's own `Deserialize` reads back
+    /// (`serialize_u32_as_i32`): the named helper, with no `deserialize_with` beside it.
+    NativeRead(String),
     Custom,
 }
 
@@ -283,6 +299,10 @@ fn classify_with(ser: Option<&syn::ExprPath>, de: Option<&syn::ExprPath>) -> Wit
     let d = de.map_or(Side::None, side);
     match (&s, &d) {
         (Side::None, Side::None) => With::Native,
+        (Side::NativeRead(a), Side::None) => match helper_tokens(a) {
+            Some(tokens) => With::Helper(tokens, HelperShape::Plain),
+            None => With::Custom(ser.expect("a side is set").clone()),
+        },
         (Side::Helper(a, shape), Side::Helper(b, _)) if a == b => match helper_tokens(a) {
             Some(tokens) => With::Helper(tokens, *shape),
             None => With::Custom(ser.or(de).expect("a side is set").clone()),
@@ -313,7 +333,7 @@ fn side(path: &syn::ExprPath) -> Side {
         return Side::Custom;
     };
     if last.ident != "serialize" && last.ident != "deserialize" {
-        return Side::Custom;
+        return bson2_function(&last.ident.to_string()).unwrap_or(Side::Custom);
     }
     // serde_with: `::serde_with::As::<Converter>::serialize` (from `#[serde_as(as = "...")]`).
     if let Some(as_segment) = rest.last().filter(|s| s.ident == "As") {
@@ -326,7 +346,177 @@ fn side(path: &syn::ExprPath) -> Side {
         return side_of_type(ty, HelperShape::Plain);
     }
     let names: Vec<String> = rest.iter().map(|s| s.ident.to_string()).collect();
+    if let Some(side) = names.last().and_then(|m| bson2_helper(m)) {
+        return side;
+    }
     helper_name(&names).map_or(Side::Custom, |h| Side::Helper(h, HelperShape::Plain))
+}
+
+/// bson 2's serde helper modules (`#[serde(with = "bson::serde_helpers::u32_as_f64")]`, bson 2
+/// src/serde_helpers.rs): `(module, the bson 3 helper that stores the same form, shape)`.
+const BSON2_HELPERS: &[(&str, &str, HelperShape)] = &[
+    ("u32_as_f64", "u32::AsF64", HelperShape::Plain),
+    ("u64_as_f64", "u64::AsF64", HelperShape::Plain),
+    (
+        "hex_string_as_object_id",
+        "object_id::FromHexString",
+        HelperShape::Plain,
+    ),
+    (
+        "bson_datetime_as_rfc3339_string",
+        "datetime::AsRfc3339String",
+        HelperShape::Plain,
+    ),
+    (
+        "rfc3339_string_as_bson_datetime",
+        "datetime::FromRfc3339String",
+        HelperShape::Plain,
+    ),
+    (
+        "i64_as_bson_datetime",
+        "datetime::FromI64",
+        HelperShape::Plain,
+    ),
+    (
+        "chrono_datetime_as_bson_datetime",
+        "datetime::FromChrono04DateTime",
+        HelperShape::Plain,
+    ),
+    // Writes `Option<bson::DateTime>`: a date, or null for `None`.
+    (
+        "chrono_datetime_as_bson_datetime_optional",
+        "datetime::FromChrono04DateTime",
+        HelperShape::Option,
+    ),
+    (
+        "time_0_3_offsetdatetime_as_bson_datetime",
+        "datetime::FromTime03OffsetDateTime",
+        HelperShape::Plain,
+    ),
+    ("timestamp_as_u32", "timestamp::AsU32", HelperShape::Plain),
+    ("u32_as_timestamp", "timestamp::FromU32", HelperShape::Plain),
+    ("uuid_1_as_binary", "uuid_1::AsBinary", HelperShape::Plain),
+    (
+        "uuid_1_as_java_legacy_binary",
+        "uuid_1::AsJavaLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_1_as_python_legacy_binary",
+        "uuid_1::AsPythonLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_1_as_c_sharp_legacy_binary",
+        "uuid_1::AsCSharpLegacyBinary",
+        HelperShape::Plain,
+    ),
+    // The uuid 0.8 variants (bson 2's feature `uuid-0_8`) write the same binData.
+    ("uuid_as_binary", "uuid_1::AsBinary", HelperShape::Plain),
+    (
+        "uuid_as_java_legacy_binary",
+        "uuid_1::AsJavaLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_as_python_legacy_binary",
+        "uuid_1::AsPythonLegacyBinary",
+        HelperShape::Plain,
+    ),
+    (
+        "uuid_as_c_sharp_legacy_binary",
+        "uuid_1::AsCSharpLegacyBinary",
+        HelperShape::Plain,
+    ),
+];
+
+/// The side a bson 2 helper module names, by the module's own name.
+fn bson2_helper(module: &str) -> Option<Side> {
+    BSON2_HELPERS
+        .iter()
+        .find(|(m, _, _)| *m == module)
+        .map(|(_, name, shape)| Side::Helper((*name).to_owned(), *shape))
+}
+
+/// bson 2's serializers outside its modules (bson 2 src/serde_helpers.rs), each with the bson 3
+/// helper that stores the same form. The field type's own `Deserialize` reads that form back
+/// (serde's integer visitors take an int32 or int64 in range; bson 2's `ObjectId` visitor
+/// parses a hex string), so they stand alone, without `deserialize_with`.
+const BSON2_SERIALIZERS: &[(&str, &str)] = &[
+    ("serialize_u32_as_i32", "u32::AsI32"),
+    ("serialize_u32_as_i64", "u32::AsI64"),
+    ("serialize_u64_as_i32", "u64::AsI32"),
+    ("serialize_u64_as_i64", "u64::AsI64"),
+    (
+        "serialize_object_id_as_hex_string",
+        "object_id::AsHexString",
+    ),
+];
+
+/// The two bare functions bson 2 re-exports from a helper module `m`: `serialize_m` and
+/// `deserialize_` + `m` with its `_as_` read as `_from_` (`serialize_u32_as_f64`,
+/// `deserialize_u32_from_f64`).
+fn bson2_halves(module: &str) -> (String, String) {
+    (
+        format!("serialize_{module}"),
+        format!("deserialize_{}", module.replacen("_as_", "_from_", 1)),
+    )
+}
+
+/// The side a bare bson 2 helper function names (`serialize_with =
+/// "bson::serde_helpers::serialize_hex_string_as_object_id"`), by the function's name.
+fn bson2_function(function: &str) -> Option<Side> {
+    if let Some((_, name)) = BSON2_SERIALIZERS.iter().find(|(f, _)| *f == function) {
+        return Some(Side::NativeRead((*name).to_owned()));
+    }
+    let (module, ..) = bson2_module_of(function)?;
+    bson2_helper(module)
+}
+
+/// The bson 2 helper module a bare function is half of, with its own half and the other.
+fn bson2_module_of(function: &str) -> Option<(&'static str, String, String)> {
+    BSON2_HELPERS.iter().find_map(|(module, _, _)| {
+        let (ser, de) = bson2_halves(module);
+        if function == ser {
+            Some((*module, ser, de))
+        } else if function == de {
+            Some((*module, de, ser))
+        } else {
+            None
+        }
+    })
+}
+
+fn last_name(path: &syn::ExprPath) -> Option<String> {
+    path.path.segments.last().map(|s| s.ident.to_string())
+}
+
+/// A field whose `with` sides did not make a helper, one of them half of a bson 2 helper module
+/// (`serialize_with = "...::serialize_hex_string_as_object_id"` alone, or beside another
+/// function): the other side reads or writes some other form, so the derive cannot say what is
+/// stored. Reports it with the way out; whether it did.
+fn bson2_half_alone(
+    errors: &Errors,
+    ser: Option<&syn::ExprPath>,
+    de: Option<&syn::ExprPath>,
+) -> bool {
+    let half = [ser, de].into_iter().flatten().find_map(|path| {
+        let module = last_name(path).and_then(|n| bson2_module_of(&n))?;
+        Some((path, module))
+    });
+    let Some((path, (module, this, pair))) = half else {
+        return false;
+    };
+    errors.spanned(
+        path,
+        format!(
+            "`{this}` is half of bson 2's helper `{module}`, and the other side of this field \
+             is not `{pair}`, so the derive cannot tell what is stored; write \
+             #[serde(with = \"bson::serde_helpers::{module}\")], or say what is stored with \
+             #[mongo(bson_type = \"...\")] or #[mongo(schema_with = path)]"
+        ),
+    );
+    true
 }
 
 fn side_of_type(ty: &syn::Type, shape: HelperShape) -> Side {

@@ -16,7 +16,11 @@
 //! unless the field is an `Option`), `default`, `flatten` (struct, `Option` of struct, map),
 //! `with` / `serialize_with` / `deserialize_with` naming bson 3's helpers (`object_id`,
 //! `datetime`, `timestamp`, `u32`, `u64`, `uuid_1` converters, also through
-//! `serde_with::As<Option<..>>` / `As<Vec<..>>`); any other function needs
+//! `serde_with::As<Option<..>>` / `As<Vec<..>>`) or bson 2's helpers, as modules (`u32_as_f64`,
+//! `hex_string_as_object_id`, `chrono_datetime_as_bson_datetime`, ...; feature `bson-2`) or as
+//! bare functions (both halves, `serialize_hex_string_as_object_id` with
+//! `deserialize_hex_string_from_object_id`; `serialize_u32_as_i32` and the other serializers
+//! whose form the field's type reads back, alone); any other function needs
 //! `#[mongo(bson_type = "...")]`, `#[mongo(schema_as = T)]` or `#[mongo(schema_with = path)]`.
 //! A `T: MongoSchema` bound is added for each type parameter a (de)serialized field's schema
 //! needs: not for skipped fields, `PhantomData` (stored as `null`) or stated schemas.

@@ -502,4 +502,57 @@ mod tests {
             .is_err()
         );
     }
+
+    fn arb_path() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec("[a-d]", 1..4).prop_map(|segments| segments.join("."))
+    }
+
+    fn arb_stage() -> impl proptest::strategy::Strategy<Value = SearchStage> {
+        let index = "[a-z]{1,8}";
+        proptest::prop_oneof![
+            (index, proptest::collection::vec(arb_path(), 1..4))
+                .prop_map(|(index, paths)| SearchStage::Search { index, paths }),
+            (
+                index,
+                arb_path(),
+                proptest::collection::vec(arb_path(), 0..3)
+            )
+                .prop_map(|(index, path, filters)| SearchStage::VectorSearch {
+                    index,
+                    path,
+                    filters
+                }),
+        ]
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn a_query_with_a_stage_reads_back_from_its_manifest_form(stage in arb_stage()) {
+            let mut query = crate::access::QuerySpec::new("q");
+            query.search_stage = Some(stage);
+            let read = crate::access::QuerySpec::from_document(&query.to_document());
+            proptest::prop_assert_eq!(read, Ok(query));
+        }
+
+        // "Define Field Mappings": a static mapping indexes exactly the listed fields.
+        #[test]
+        fn static_string_mappings_cover_exactly_the_listed_paths(
+            paths in proptest::collection::btree_set(arb_path(), 1..6),
+            other in arb_path(),
+        ) {
+            let prefix = |a: &String, b: &String| a != b && b.starts_with(&format!("{a}."));
+            proptest::prop_assume!(!paths.iter().any(|a| paths.iter().any(|b| prefix(a, b))));
+            let spec = CollectionSpec::new("c").search_index(SearchIndexSpec::static_mappings(
+                "s",
+                paths.iter().map(|p| (p.clone(), doc! { "type": "string" })),
+            ));
+            for path in &paths {
+                proptest::prop_assert_eq!(search_problems(&spec, &search("s", &[path])), []);
+            }
+            let listed = paths.contains(&other);
+            proptest::prop_assert_eq!(search_problems(&spec, &search("s", &[&other])).is_empty(), listed);
+        }
+    }
 }

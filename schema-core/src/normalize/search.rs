@@ -300,4 +300,58 @@ mod tests {
             doc! { "mappings": { "fields": { "a": { "type": "token" }, "b": { "type": "document" } } } }
         );
     }
+
+    fn arb_field() -> impl proptest::strategy::Strategy<Value = Document> {
+        use proptest::prelude::*;
+        let analyzer = proptest::option::of(prop_oneof![
+            Just("lucene.standard"),
+            Just("lucene.english"),
+            Just("lucene.french"),
+        ]);
+        (
+            prop_oneof![Just("string"), Just("token"), Just("number")],
+            analyzer.clone(),
+            analyzer,
+            proptest::option::of(prop_oneof![Just("offsets"), Just("positions")]),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(prop_oneof![Just("none"), Just("lowercase")]),
+        )
+            .prop_map(|(t, a, sa, io, store, normalizer)| {
+                let mut d = doc! { "type": t };
+                for (k, v) in [
+                    ("analyzer", a),
+                    ("searchAnalyzer", sa),
+                    ("indexOptions", io),
+                    ("normalizer", normalizer),
+                ] {
+                    if let Some(v) = v {
+                        d.insert(k, v);
+                    }
+                }
+                if let Some(store) = store {
+                    d.insert("store", store);
+                }
+                d
+            })
+    }
+
+    proptest::proptest! {
+        // normalize is idempotent, and a definition always equals its own canonical form.
+        #[test]
+        fn canonical_static_mappings_are_idempotent(
+            fields in proptest::collection::btree_map("[a-c]", arb_field(), 1..4),
+            analyzer in proptest::option::of(proptest::prelude::Just("lucene.english")),
+        ) {
+            let mut d = doc! { "mappings": { "dynamic": false, "fields": fields
+                .into_iter()
+                .map(|(k, v)| (k, Bson::Document(v)))
+                .collect::<Document>() } };
+            if let Some(a) = analyzer {
+                d.insert("analyzer", a);
+            }
+            let once = canonical_definition(&Search, &d);
+            proptest::prop_assert_eq!(canonical_definition(&Search, &once), once.clone());
+            proptest::prop_assert!(search_definitions_equal(&Search, &d, &once));
+        }
+    }
 }

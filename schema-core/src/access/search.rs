@@ -9,10 +9,13 @@
 //! (dynamic mappings index every field of a supported type, static ones the listed fields, a
 //! nested document through `type: "document"` with its own `fields` and `dynamic`);
 //! [string type](https://www.mongodb.com/docs/atlas/atlas-search/field-types/string-type/)
-//! (the `text` operator queries fields indexed as `string`).
+//! (the `text` operator queries fields indexed as `string`; dynamic mappings with the default
+//! `typeSet` index strings as `string`, so a path the `$jsonSchema` stores as another type is
+//! not searched).
 
 use bson::{Bson, Document, doc};
 
+use crate::schema::{BsonType, Items, JsonSchema, TypeConstraint};
 use crate::spec::{CollectionSpec, DocumentError, SearchIndexSpec, SearchIndexType, read};
 
 /// The first stage of a query that runs on a search index instead of the B-tree planner.
@@ -246,7 +249,20 @@ pub fn search_problems(spec: &CollectionSpec, stage: &SearchStage) -> Vec<Search
             let mappings = index.definition.get_document("mappings").ok();
             for path in paths {
                 match mappings.map(|m| mapping_of(m, path)) {
-                    Some(Mapped::Dynamic) => {}
+                    Some(Mapped::Dynamic) => {
+                        if let Some(types) = stored_types(spec, path)
+                            && !types.contains(&BsonType::String)
+                        {
+                            let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+                            problems.push(SearchProblem::PathNotIndexed {
+                                path: path.clone(),
+                                reason: format!(
+                                    "its schema stores {}, which dynamic mappings do not index as string; the text operator searches strings",
+                                    names.join(", ")
+                                ),
+                            });
+                        }
+                    }
                     Some(Mapped::Static(types)) if types.iter().any(|t| t == "string") => {}
                     Some(Mapped::Static(types)) => {
                         problems.push(SearchProblem::PathNotIndexed {
@@ -268,6 +284,36 @@ pub fn search_problems(spec: &CollectionSpec, stage: &SearchStage) -> Vec<Search
         }
     }
     problems
+}
+
+/// The BSON types the collection's `$jsonSchema` stores at `path` (an array's element types
+/// for an array, `null` left out); `None` when the schema does not say.
+fn stored_types(spec: &CollectionSpec, path: &str) -> Option<Vec<BsonType>> {
+    let mut node: &JsonSchema = spec.validator.as_ref()?.json_schema.as_ref()?;
+    for segment in path.split('.') {
+        if let Some(Items::Single(element)) = &node.items {
+            node = element;
+        }
+        node = node.properties.get(segment)?;
+    }
+    let mut out = Vec::new();
+    let Some(TypeConstraint::BsonType(types)) = &node.types else {
+        return None;
+    };
+    for t in types {
+        match t {
+            BsonType::Null => {}
+            BsonType::Array => match &node.items {
+                Some(Items::Single(element)) => match &element.types {
+                    Some(TypeConstraint::BsonType(inner)) => out.extend(inner.iter().copied()),
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            other => out.push(*other),
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn nearest(name: &str, indexes: &[SearchIndexSpec]) -> Option<String> {
@@ -451,6 +497,42 @@ mod tests {
             search_problems(&nested_dynamic, &search("s", &["other"])).len(),
             1
         );
+    }
+
+    // Dynamic mappings with the default typeSet index strings as string ("How to Index String
+    // Fields"): a field the schema stores as a number is not searched by the text operator.
+    #[test]
+    fn a_dynamic_mapping_covers_a_path_the_schema_stores_as_a_string() {
+        let mut schema = JsonSchema::bson_type(BsonType::Object);
+        let mut tags = JsonSchema::bson_type(BsonType::Array);
+        tags.items = Some(Items::Single(Box::new(JsonSchema::bson_type(
+            BsonType::String,
+        ))));
+        for (name, node) in [
+            (
+                "title",
+                JsonSchema::bson_types([BsonType::String, BsonType::Null]),
+            ),
+            (
+                "views",
+                JsonSchema::bson_types([BsonType::Int, BsonType::Long]),
+            ),
+            ("tags", tags),
+        ] {
+            schema.properties.insert(name.to_owned(), node);
+        }
+        let spec = CollectionSpec::new("c")
+            .json_schema(schema)
+            .search_index(SearchIndexSpec::dynamic("s"));
+        assert_eq!(
+            search_problems(&spec, &search("s", &["title", "tags", "unknown"])),
+            []
+        );
+        let problems = search_problems(&spec, &search("s", &["views"]));
+        let [SearchProblem::PathNotIndexed { reason, .. }] = problems.as_slice() else {
+            panic!("{problems:?}");
+        };
+        assert!(reason.contains("stores int, long"), "{reason}");
     }
 
     #[test]

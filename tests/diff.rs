@@ -265,6 +265,8 @@ cases! {
     view_differs => "view-differs",
     search_index_same => "search-index-same",
     search_index_differs => "search-index-differs",
+    search_static_mapping_same => "search-static-mapping-same",
+    search_static_mapping_differs => "search-static-mapping-differs",
 }
 
 // ---------------------------------------------------------------------------------------------

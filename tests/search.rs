@@ -284,3 +284,313 @@ fn apply_wait_returns_once_every_created_index_is_queryable() {
     );
     assert!(!text.contains("queryable"), "{text}");
 }
+
+/// Static mappings naming Rust fields, and queries naming search and vector indexes (issue 15
+/// items 2 and 3): the derived definitions, the declared stages, and `lint` judging each query
+/// against the collection's search indexes.
+mod search_queries {
+    use bson::doc;
+    use mongo_schema::MongoSchema;
+    use mongo_schema::access::{SearchStage, registered_queries};
+    use mongo_schema::spec::{Collection, CollectionSpec, SearchIndexType};
+    use mongo_schema_cli::Outcome;
+    use mongo_schema_test_support::{BlockingTestServer, TestServerOptions};
+    use serde::{Deserialize, Serialize};
+
+    use super::run;
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    struct Author {
+        name: String,
+        #[serde(rename = "bioText")]
+        bio: String,
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[serde(rename_all = "camelCase")]
+    #[mongo(
+        collection = "posts_v15",
+        search_index(
+            name = "text",
+            analyzer = "lucene.english",
+            mappings(
+                title(type = "string"),
+                body_text(type = "string", analyzer = "lucene.french", search_analyzer = "lucene.french"),
+                tags(type = "token"),
+                author.name(type = "string"),
+                view_count(type = "number"),
+            ),
+        ),
+        search_index(name = "everything", dynamic),
+        vector_index(name = "embeddings", path = embedding, dimensions = 3, similarity = "cosine", filter(status)),
+        query(name = "find_text", search(index = "text", paths(title, body_text))),
+        query(name = "by_author", search(index = "text", paths(author.name)), limit = 10),
+        query(name = "anything", search(index = "everything", paths(author.bio))),
+        query(name = "similar", vector_search(index = "embeddings", path = embedding, filter(status))),
+    )]
+    struct Post {
+        #[serde(rename = "_id")]
+        id: bson::oid::ObjectId,
+        title: String,
+        body_text: String,
+        tags: Vec<String>,
+        author: Author,
+        view_count: i64,
+        status: String,
+        embedding: [f32; 3],
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[mongo(
+        collection = "posts_bad_v15",
+        search_index(name = "text", mappings(title(type = "string"), tags(type = "token"))),
+        vector_index(name = "embeddings", path = embedding, dimensions = 3, similarity = "cosine", filter(status)),
+        query(name = "misspelt_index", search(index = "txt", paths(title))),
+        query(name = "wrong_kind", search(index = "embeddings", paths(title))),
+        query(name = "unmapped", search(index = "text", paths(title, body))),
+        query(name = "token_only", search(index = "text", paths(tags))),
+        query(name = "other_vector", vector_search(index = "embeddings", path = other, filter(status, body))),
+        query(name = "vector_on_text", vector_search(index = "text", path = embedding)),
+        query(name = "by_status", eq(status)),
+    )]
+    struct BadPost {
+        #[serde(rename = "_id")]
+        id: bson::oid::ObjectId,
+        title: String,
+        body: String,
+        tags: Vec<String>,
+        status: String,
+        embedding: [f32; 3],
+        other: Vec<f32>,
+    }
+
+    #[derive(Serialize, Deserialize, MongoSchema)]
+    #[mongo(
+        collection = "nested_mismatch_v15",
+        search_index(name = "text", mappings(author.bio(type = "number"))),
+    )]
+    struct NestedMismatch {
+        #[serde(rename = "_id")]
+        id: bson::oid::ObjectId,
+        author: Author,
+    }
+
+    #[test]
+    fn static_mappings_name_stored_paths_through_renames_and_nest_documents() {
+        let spec = Post::collection_spec();
+        let text = &spec.search_indexes[0];
+        assert_eq!(text.index_type, SearchIndexType::Search);
+        assert_eq!(
+            text.definition,
+            doc! {
+                "mappings": { "dynamic": false, "fields": {
+                    "title": { "type": "string" },
+                    "bodyText": { "type": "string", "analyzer": "lucene.french", "searchAnalyzer": "lucene.french" },
+                    "tags": { "type": "token" },
+                    "author": { "type": "document", "fields": { "name": { "type": "string" } } },
+                    "viewCount": { "type": "number" },
+                } },
+                "analyzer": "lucene.english",
+            }
+        );
+        assert_eq!(
+            spec.search_indexes[1].definition,
+            doc! { "mappings": { "dynamic": true } }
+        );
+    }
+
+    #[test]
+    fn a_nested_mapping_of_the_wrong_type_is_refused_when_the_spec_is_built() {
+        let error = NestedMismatch::try_collection_spec()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains(r#""author.bioText" is string, which a search mapping of type "number" does not index"#),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn declared_queries_carry_their_search_stage_with_stored_paths() {
+        let queries = registered_queries().unwrap();
+        let posts = &queries["posts_v15"];
+        let stages: Vec<_> = posts.iter().map(|q| q.search_stage.clone()).collect();
+        assert_eq!(
+            stages,
+            [
+                Some(SearchStage::Search {
+                    index: "text".into(),
+                    paths: vec!["title".into(), "bodyText".into()]
+                }),
+                Some(SearchStage::Search {
+                    index: "text".into(),
+                    paths: vec!["author.name".into()]
+                }),
+                Some(SearchStage::Search {
+                    index: "everything".into(),
+                    paths: vec!["author.bioText".into()]
+                }),
+                Some(SearchStage::VectorSearch {
+                    index: "embeddings".into(),
+                    path: "embedding".into(),
+                    filters: vec!["status".into()]
+                }),
+            ]
+        );
+        assert_eq!(posts[1].limit, Some(10));
+        assert_eq!(
+            posts[0].to_document(),
+            doc! { "name": "find_text", "$search": { "index": "text", "path": ["title", "bodyText"] } }
+        );
+        assert_eq!(
+            posts[3].search_stage.as_ref().unwrap().to_stage(),
+            doc! { "$vectorSearch": { "index": "embeddings", "path": "embedding" } }
+        );
+    }
+
+    fn linked() -> Vec<CollectionSpec> {
+        vec![Post::collection_spec(), BadPost::collection_spec()]
+    }
+
+    #[test]
+    fn lint_notes_covered_search_queries_and_refuses_the_others() {
+        let (outcome, text) = run(&["lint", "--format", "json"], &linked());
+        assert_eq!(outcome, Outcome::Findings, "{text}");
+        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let findings = report["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{text}"));
+        let of = |collection: &str| -> Vec<(String, String, String)> {
+            findings
+                .iter()
+                .filter(|f| f["collection"] == collection)
+                .filter(|f| f["kind"].as_str().unwrap().contains("search"))
+                .map(|f| {
+                    (
+                        f["severity"].as_str().unwrap().to_owned(),
+                        f["kind"].as_str().unwrap().to_owned(),
+                        f["path"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        };
+        let note = |q: &str| ("notice".to_owned(), "search-query".to_owned(), q.to_owned());
+        assert_eq!(
+            of("posts_v15"),
+            [
+                note("find_text"),
+                note("by_author"),
+                note("anything"),
+                note("similar")
+            ],
+            "{text}"
+        );
+        let error = |code: &str, q: &str| ("error".to_owned(), code.to_owned(), q.to_owned());
+        assert_eq!(
+            of("posts_bad_v15"),
+            [
+                error("unknown-search-index", "misspelt_index"),
+                error("wrong-search-index-type", "wrong_kind"),
+                error("search-path-not-indexed", "unmapped"),
+                error("search-path-not-indexed", "token_only"),
+                error("search-path-not-indexed", "other_vector"),
+                error("search-path-not-indexed", "other_vector"),
+                error("wrong-search-index-type", "vector_on_text"),
+            ],
+            "{text}"
+        );
+        // No B-tree finding for a search query: the only coverage finding is the eq query's.
+        let btree: Vec<&str> = findings
+            .iter()
+            .filter(|f| f["kind"] == "no-serving-index")
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(btree, ["by_status"], "{text}");
+    }
+
+    #[test]
+    fn lint_messages_name_the_index_the_path_and_the_way_out() {
+        let (_, text) = run(&["lint"], &linked());
+        for wanted in [
+            r#"$search names the search index "txt", which is not declared; did you mean "text"?"#,
+            r#"$search needs a search index, but "embeddings" is a vectorSearch index"#,
+            r#"search index "text" does not index "body": no dynamic mapping covers it and the static mappings do not list it"#,
+            r#"search index "text" does not index "tags": it is mapped as token; the text operator searches fields mapped as string"#,
+            r#"search index "embeddings" does not index "other": $vectorSearch path must be the index's vector field (embedding)"#,
+            r#"search index "embeddings" does not index "body": a $vectorSearch filter field must be indexed as a filter field"#,
+            r#"runs $vectorSearch on the search index "embeddings", not a B-tree plan"#,
+        ] {
+            assert!(text.contains(wanted), "missing {wanted:?} in {text}");
+        }
+    }
+
+    #[test]
+    fn generate_writes_static_mappings_to_the_manifest_and_the_mongosh_script() {
+        let linked = vec![Post::collection_spec()];
+        let (outcome, manifest) = run(&["generate"], &linked);
+        assert_eq!(outcome, Outcome::Clean, "{manifest}");
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        let text = &manifest["collections"][0]["searchIndexes"][0];
+        assert_eq!(text["name"], "text", "{manifest}");
+        assert_eq!(
+            text["definition"]["mappings"]["fields"]["author"],
+            serde_json::json!({ "type": "document", "fields": { "name": { "type": "string" } } })
+        );
+        assert_eq!(
+            text["definition"]["mappings"]["fields"]["bodyText"]["analyzer"],
+            "lucene.french"
+        );
+        let (outcome, script) = run(&["generate", "--format", "mongosh"], &linked);
+        assert_eq!(outcome, Outcome::Clean, "{script}");
+        let (_, search) = script
+            .split_once("createSearchIndexes")
+            .unwrap_or_else(|| panic!("{script}"));
+        for wanted in [
+            r#"name: "text""#,
+            r#"bodyText: { type: "string", analyzer: "lucene.french", searchAnalyzer: "lucene.french" }"#,
+            r#"author: { type: "document", fields: { name: { type: "string" } } }"#,
+            r#"type: "vectorSearch""#,
+        ] {
+            assert!(search.contains(wanted), "missing {wanted:?} in {search}");
+        }
+    }
+
+    /// Static-mapping options through the driver against the test server: the same declaration
+    /// is in sync once built; another field analyzer is drift, changed with updateSearchIndex.
+    #[test]
+    fn a_static_mapping_option_is_compared_through_the_driver() {
+        let server = BlockingTestServer::start(TestServerOptions::default());
+        let uri = server.uri_with_db("shop");
+        let declared = |analyzer: &str| {
+            vec![CollectionSpec::new("posts").search_index(
+                mongo_schema::spec::SearchIndexSpec::static_mappings(
+                    "text",
+                    [
+                        ("title", doc! { "type": "string", "analyzer": analyzer }),
+                        ("author.name", doc! { "type": "token" }),
+                    ],
+                ),
+            )]
+        };
+        let same = declared("lucene.english");
+        let (outcome, text) = run(&["apply", "--uri", &uri, "--yes", "--wait"], &same);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        let (outcome, text) = run(&["check", "--uri", &uri], &same);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        let differs = declared("lucene.french");
+        let (outcome, text) = run(&["check", "--uri", &uri], &differs);
+        assert_eq!(outcome, Outcome::Findings, "{text}");
+        assert!(text.contains("search index text"), "{text}");
+        server.clear_commands();
+        let (outcome, text) = run(&["apply", "--uri", &uri, "--yes"], &differs);
+        assert_ne!(outcome, Outcome::Failed, "{text}");
+        let writes: Vec<String> = server
+            .write_commands()
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        assert_eq!(writes, ["updateSearchIndex"], "{text}");
+        let (outcome, text) = run(&["check", "--uri", &uri], &differs);
+        assert_ne!(outcome, Outcome::Findings, "{text}");
+    }
+}

@@ -152,13 +152,30 @@ pub struct VectorIndex {
     pub filters: &'static [&'static str],
 }
 
-/// `search_index(name, dynamic, analyzer)` as declared.
+/// `search_index(name, dynamic, analyzer, mappings(...))` as declared.
 #[derive(Clone, Copy, Debug)]
 pub struct SearchIndex {
     /// The index name.
     pub name: &'static str,
     /// `analyzer`.
     pub analyzer: Option<&'static str>,
+    /// `mappings.dynamic`.
+    pub dynamic: bool,
+    /// Static field mappings; Rust paths.
+    pub mappings: &'static [Mapping],
+}
+
+/// One field of `mappings(...)`: `title(type = "string", analyzer = "lucene.english")`.
+#[derive(Clone, Copy, Debug)]
+pub struct Mapping {
+    /// The field's Rust path.
+    pub path: &'static str,
+    /// The field type (`string`, `token`, `number`, ...).
+    pub field_type: &'static str,
+    /// `analyzer`.
+    pub analyzer: Option<&'static str>,
+    /// `searchAnalyzer`.
+    pub search_analyzer: Option<&'static str>,
 }
 
 /// `view_on` and `pipeline` of `#[mongo(view = ...)]`.
@@ -402,7 +419,7 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
         spec = spec.view(View::new(view.view_on, pipeline(ns, view.pipeline)?));
     }
     for declared_index in declared.search_indexes {
-        let mut index = SearchIndexSpec::dynamic(declared_index.name);
+        let mut index = search_index::<T>(&spec, declared_index)?;
         if let Some(analyzer) = declared_index.analyzer {
             index = index.analyzer(analyzer);
         }
@@ -508,6 +525,82 @@ fn vector_index<T: MongoSchema + ?Sized>(
         field = field.quantization(q);
     }
     Ok(spec.search_index(SearchIndexSpec::vector(declared.name, field, filters)))
+}
+
+/// A declared search index: dynamic, or static mappings at resolved paths, each field's
+/// schema types indexable by its mapping type (the derive checks plain fields at compile time;
+/// this catches deeper paths and aliases).
+fn search_index<T: MongoSchema + ?Sized>(
+    spec: &CollectionSpec,
+    declared: &SearchIndex,
+) -> Result<SearchIndexSpec, SpecError> {
+    let ns = &spec.name;
+    if declared.mappings.is_empty() {
+        return Ok(SearchIndexSpec::dynamic(declared.name));
+    }
+    let schema = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref());
+    let mut fields = Vec::new();
+    for mapping in declared.mappings {
+        let path = resolve::<T>(ns, mapping.path)?;
+        if let Some(node) = schema.and_then(|s| schema_at(s, &path))
+            && let Some(found) =
+                crate::spec::search::unindexable(mapping.field_type, &stored_types(node))
+        {
+            return Err(SpecError::InvalidIndex {
+                collection: ns.clone(),
+                index: declared.name.to_owned(),
+                reason: format!(
+                    "{path:?} is {}, which a search mapping of type {:?} does not index",
+                    found.as_str(),
+                    mapping.field_type
+                ),
+            });
+        }
+        let mut field = bson::doc! { "type": mapping.field_type };
+        if let Some(a) = mapping.analyzer {
+            field.insert("analyzer", a);
+        }
+        if let Some(a) = mapping.search_analyzer {
+            field.insert("searchAnalyzer", a);
+        }
+        fields.push((path, field));
+    }
+    let mut index = SearchIndexSpec::static_mappings(declared.name, fields);
+    if declared.dynamic
+        && let Ok(mappings) = index.definition.get_document_mut("mappings")
+    {
+        mappings.insert("dynamic", true);
+    }
+    Ok(index)
+}
+
+/// The schema node at a stored dotted path, through `properties` and array elements.
+fn schema_at<'s>(schema: &'s JsonSchema, path: &str) -> Option<&'s JsonSchema> {
+    let mut node = schema;
+    for segment in path.split('.') {
+        if let Some(crate::schema::Items::Single(element)) = &node.items {
+            node = element;
+        }
+        node = node.properties.get(segment)?;
+    }
+    Some(node)
+}
+
+/// The BSON types a node stores, an array's element types for an array (a search index indexes
+/// each element), `null` left out; empty when the schema does not say.
+fn stored_types(node: &JsonSchema) -> Vec<BsonType> {
+    let mut out = Vec::new();
+    for t in bson_types(node).unwrap_or(&[]) {
+        match t {
+            BsonType::Null => {}
+            BsonType::Array => match &node.items {
+                Some(crate::schema::Items::Single(element)) => out.extend(stored_types(element)),
+                _ => return Vec::new(),
+            },
+            other => out.push(*other),
+        }
+    }
+    out
 }
 
 fn pipeline(ns: &str, text: &str) -> Result<Vec<Document>, SpecError> {

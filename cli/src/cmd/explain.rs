@@ -139,6 +139,9 @@ async fn explain_one(
         summary: None,
         skipped: Some(reason),
     };
+    if let Some(search) = access::ExplainError::search_query(query) {
+        return Ok(skipped(search.to_string()));
+    }
     let reply = match run_command(db, access::sample_command(collection, query, max_time_ms))
         .await?
     {

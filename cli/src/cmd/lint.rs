@@ -99,9 +99,9 @@ pub fn findings(
 
 /// The queries of `declared` that belong to `spec`: the registry keys queries by collection
 /// name, so two types declared on the same name (two example applications linked into one
-/// binary) share an entry. A query naming a field (filtered, sorted, compared by range, projected
-/// or in its fixed filter) that `spec`'s `$jsonSchema` does not declare was declared on another
-/// type; a spec with no `$jsonSchema` keeps every query.
+/// binary) share an entry. A query naming a field (filtered, sorted, compared by range, projected,
+/// in its fixed filter or in its search stage) that `spec`'s `$jsonSchema` does not declare was
+/// declared on another type; a spec with no `$jsonSchema` keeps every query.
 pub(crate) fn scoped(spec: &CollectionSpec, declared: &[QuerySpec]) -> Vec<QuerySpec> {
     let Some(schema) = spec.validator.as_ref().and_then(|v| v.json_schema.as_ref()) else {
         return declared.to_vec();
@@ -111,12 +111,15 @@ pub(crate) fn scoped(spec: &CollectionSpec, declared: &[QuerySpec]) -> Vec<Query
         .filter(|q| {
             let filtered = q.filter.iter().flat_map(|f| f.keys());
             let projected = q.projection.iter().flat_map(|p| &p.fields);
+            let searched = q.search_stage.iter().flat_map(|s| s.paths());
             q.equality
                 .iter()
                 .chain(q.sort.iter().map(|(path, _)| path))
                 .chain(&q.range)
                 .chain(projected)
                 .chain(filtered.filter(|key| !key.starts_with('$')))
+                .map(String::as_str)
+                .chain(searched)
                 .all(|path| declares(schema, path))
         })
         .cloned()

@@ -81,7 +81,9 @@ impl Coverage {
 ///
 /// `indexes` are all the indexes the planner may choose from: include `{_id: 1}` (the `_id_`
 /// index every collection has) when `_id` queries should count as served; [`lint`](super::lint) does.
-/// `multikey` names the paths that hold arrays (see [`MultikeyPaths::from_schema`]).
+/// `multikey` names the paths that hold arrays (see [`MultikeyPaths::from_schema`]). A query
+/// with a search stage ([`QuerySpec::search_stage`]) runs on a search index, not through the
+/// planner: no B-tree index serves it and none is suggested.
 ///
 /// ```
 /// use mongo_schema::access::{coverage, Direction, MultikeyPaths, QuerySpec};
@@ -94,6 +96,15 @@ impl Coverage {
 /// assert!(best.reverse_scan && !best.in_memory_sort);
 /// ```
 pub fn coverage(indexes: &[IndexSpec], query: &QuerySpec, multikey: &MultikeyPaths) -> Coverage {
+    if query.search_stage.is_some() {
+        return Coverage {
+            query: query.name.clone(),
+            serving: Vec::new(),
+            partial_not_implied: Vec::new(),
+            suggested: None,
+            sorts: false,
+        };
+    }
     let shape = Shape::of(query);
     let mut serving = Vec::new();
     let mut partial_not_implied = Vec::new();

@@ -43,6 +43,32 @@ pub enum ExplainError {
         /// What is missing.
         reason: String,
     },
+    /// The query runs a search stage on a search index: it has no `find` and no B-tree plan.
+    #[error(
+        "query {query:?} runs {stage} on the search index {index:?}, not a B-tree plan: explain does not apply"
+    )]
+    SearchQuery {
+        /// The query.
+        query: String,
+        /// `$search` or `$vectorSearch`.
+        stage: &'static str,
+        /// The search index.
+        index: String,
+    },
+}
+
+impl ExplainError {
+    /// [`ExplainError::SearchQuery`] for a query with a search stage.
+    pub fn search_query(query: &QuerySpec) -> Option<ExplainError> {
+        query
+            .search_stage
+            .as_ref()
+            .map(|stage| ExplainError::SearchQuery {
+                query: query.name.clone(),
+                stage: stage.stage_name(),
+                index: stage.index().to_owned(),
+            })
+    }
 }
 
 /// The value at a dotted path of a sampled document, descending into arrays (the first element
@@ -103,6 +129,9 @@ pub fn find_command(
     query: &QuerySpec,
     sample: &Document,
 ) -> Result<Document, ExplainError> {
+    if let Some(e) = ExplainError::search_query(query) {
+        return Err(e);
+    }
     let mut find = doc! { "find": collection, "filter": sampled_filter(query, sample)? };
     if !query.sort.is_empty() {
         let sort: Document = query

@@ -8,6 +8,7 @@ use bson::{Document, doc};
 use super::coverage::coverage;
 use super::multikey::MultikeyPaths;
 use super::query::{Direction, QuerySpec};
+use super::search::{SearchProblem, SearchStage, search_problems};
 use crate::finding::{Finding, Severity};
 use crate::spec::CollectionSpec;
 use crate::spec::{IndexKind, IndexSpec, is_wildcard_path};
@@ -57,12 +58,48 @@ pub enum FindingKind {
         /// The index that makes it redundant.
         covered_by: String,
     },
+    /// A `$search` or `$vectorSearch` query runs on a search index, not a B-tree plan: index
+    /// coverage and `explain` do not apply to it (a note).
+    SearchQuery {
+        /// The search index.
+        index: String,
+        /// `$search` or `$vectorSearch`.
+        stage: &'static str,
+    },
+    /// A search query names a search index the collection does not declare.
+    UnknownSearchIndex {
+        /// The name the query gives.
+        index: String,
+        /// `$search` or `$vectorSearch`.
+        stage: &'static str,
+        /// The nearest declared search index name.
+        nearest: Option<String>,
+    },
+    /// A search query names an index of the other type.
+    WrongSearchIndexType {
+        /// The index.
+        index: String,
+        /// `$search` or `$vectorSearch`.
+        stage: &'static str,
+        /// The index's type.
+        found: String,
+    },
+    /// A search query reads a path its index does not index for that stage.
+    SearchPathNotIndexed {
+        /// The index.
+        index: String,
+        /// The stored path.
+        path: String,
+        /// Why it is not covered.
+        reason: String,
+    },
 }
 
 impl FindingKind {
     /// A stable kebab-case name for machine-readable reports: `no-serving-index`,
     /// `unbounded-query`, `in-memory-sort`, `not-covered`, `partial-filter-not-implied`,
-    /// `unused-index`, `redundant-index`.
+    /// `unused-index`, `redundant-index`, `search-query`, `unknown-search-index`,
+    /// `wrong-search-index-type`, `search-path-not-indexed`.
     pub fn code(&self) -> &'static str {
         match self {
             FindingKind::NoServingIndex { .. } => "no-serving-index",
@@ -72,6 +109,10 @@ impl FindingKind {
             FindingKind::PartialFilterNotImplied { .. } => "partial-filter-not-implied",
             FindingKind::UnusedIndex { .. } => "unused-index",
             FindingKind::RedundantIndex { .. } => "redundant-index",
+            FindingKind::SearchQuery { .. } => "search-query",
+            FindingKind::UnknownSearchIndex { .. } => "unknown-search-index",
+            FindingKind::WrongSearchIndexType { .. } => "wrong-search-index-type",
+            FindingKind::SearchPathNotIndexed { .. } => "search-path-not-indexed",
         }
     }
 
@@ -82,7 +123,11 @@ impl FindingKind {
             | FindingKind::NotCovered { index }
             | FindingKind::PartialFilterNotImplied { index, .. }
             | FindingKind::UnusedIndex { index }
-            | FindingKind::RedundantIndex { index, .. } => Some(index),
+            | FindingKind::RedundantIndex { index, .. }
+            | FindingKind::SearchQuery { index, .. }
+            | FindingKind::UnknownSearchIndex { index, .. }
+            | FindingKind::WrongSearchIndexType { index, .. }
+            | FindingKind::SearchPathNotIndexed { index, .. } => Some(index),
             FindingKind::NoServingIndex { .. } | FindingKind::UnboundedQuery => None,
         }
     }
@@ -181,6 +226,38 @@ impl AccessFinding {
                     "index {index:?} is a prefix of {covered_by:?}, which serves the same queries"
                 )
             }
+            FindingKind::SearchQuery { index, stage } => format!(
+                "runs {stage} on the search index {index:?}, not a B-tree plan: index coverage \
+                 and explain do not apply"
+            ),
+            FindingKind::UnknownSearchIndex {
+                index,
+                stage,
+                nearest,
+            } => {
+                let hint = nearest
+                    .as_ref()
+                    .map(|n| format!("; did you mean {n:?}?"))
+                    .unwrap_or_default();
+                format!("{stage} names the search index {index:?}, which is not declared{hint}")
+            }
+            FindingKind::WrongSearchIndexType {
+                index,
+                stage,
+                found,
+            } => {
+                let wanted = if *stage == "$search" {
+                    "search"
+                } else {
+                    "vectorSearch"
+                };
+                format!("{stage} needs a {wanted} index, but {index:?} is a {found} index")
+            }
+            FindingKind::SearchPathNotIndexed {
+                index,
+                path,
+                reason,
+            } => format!("search index {index:?} does not index {path:?}: {reason}"),
         };
         match &self.query {
             Some(query) => format!("query {query:?}: {what}"),
@@ -271,6 +348,14 @@ pub fn lint_with(
         kind,
     };
     for query in queries {
+        if let Some(stage) = &query.search_stage {
+            findings.extend(
+                search_findings(spec, stage)
+                    .into_iter()
+                    .map(|(severity, kind)| finding(severity, query, kind)),
+            );
+            continue;
+        }
         let found = coverage(&indexes, query, multikey);
         used.extend(found.serving.iter().map(|u| u.index.clone()));
         match found.best() {
@@ -328,7 +413,7 @@ pub fn lint_with(
             ));
         }
     }
-    if !queries.is_empty() {
+    if queries.iter().any(|q| q.search_stage.is_none()) {
         for index in &spec.indexes {
             let name = index.effective_name();
             if !used.contains(&name) && may_be_unused(index, spec) {
@@ -355,6 +440,47 @@ pub fn lint_with(
         }
     }
     findings
+}
+
+/// A search query's findings: an error per problem of [`search_problems`], or the note that
+/// it runs on its search index and not on a B-tree plan.
+fn search_findings(spec: &CollectionSpec, stage: &SearchStage) -> Vec<(Severity, FindingKind)> {
+    let index = stage.index().to_owned();
+    let problems = search_problems(spec, stage);
+    if problems.is_empty() {
+        return vec![(
+            Severity::Note,
+            FindingKind::SearchQuery {
+                index,
+                stage: stage.stage_name(),
+            },
+        )];
+    }
+    problems
+        .into_iter()
+        .map(|problem| {
+            let kind = match problem {
+                SearchProblem::UnknownIndex { nearest } => FindingKind::UnknownSearchIndex {
+                    index: index.clone(),
+                    stage: stage.stage_name(),
+                    nearest,
+                },
+                SearchProblem::WrongType { found } => FindingKind::WrongSearchIndexType {
+                    index: index.clone(),
+                    stage: stage.stage_name(),
+                    found,
+                },
+                SearchProblem::PathNotIndexed { path, reason } => {
+                    FindingKind::SearchPathNotIndexed {
+                        index: index.clone(),
+                        path,
+                        reason,
+                    }
+                }
+            };
+            (Severity::Error, kind)
+        })
+        .collect()
 }
 
 pub(super) fn may_be_unused(index: &IndexSpec, spec: &CollectionSpec) -> bool {

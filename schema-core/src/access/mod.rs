@@ -26,6 +26,10 @@
 //! Values of declared equality and range fields are not known statically; they are assumed not
 //! to be `null`, so each such field implies `$exists: true`.
 //!
+//! - A query declared with a `$search` or `$vectorSearch` stage runs on a search index (`mongot`),
+//!   not through the planner: [`search_problems`] checks it against the collection's search
+//!   indexes instead, and neither coverage nor `explain` considers it.
+//!
 //! Not modelled (the live `explain` is the check for these): collation (a string comparison
 //! uses an index only when the query's collation is the index's), `$in` and `$or` shapes, index
 //! intersection, geospatial and text operators, and the planner's choice among several serving
@@ -37,6 +41,7 @@ mod findings;
 mod implication;
 mod multikey;
 mod query;
+mod search;
 mod shape;
 #[cfg(test)]
 mod tests;
@@ -51,3 +56,4 @@ pub use multikey::MultikeyPaths;
 pub use query::{
     Direction, Projection, QueryRegistration, QuerySpec, registered_queries, resolve_all,
 };
+pub use search::{SearchProblem, SearchStage, search_problems};

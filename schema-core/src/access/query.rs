@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use bson::{Bson, Document, doc};
 
+use super::search::SearchStage;
 use crate::generate::{MongoSchema, PathError};
 use crate::spec::DocumentError;
 use crate::spec::IndexKind;
@@ -115,6 +116,9 @@ pub struct QuerySpec {
     pub filter: Option<Document>,
     /// A limit the query always has.
     pub limit: Option<i64>,
+    /// The `$search` or `$vectorSearch` stage the query runs on a search index; such a query
+    /// is checked against the search indexes, never the B-tree planner.
+    pub search_stage: Option<SearchStage>,
 }
 
 impl QuerySpec {
@@ -205,6 +209,36 @@ impl QuerySpec {
         self
     }
 
+    /// Runs the query as `$search` with the `text` operator over `paths` on the search index
+    /// `index`.
+    pub fn search<P: Into<String>>(
+        mut self,
+        index: impl Into<String>,
+        paths: impl IntoIterator<Item = P>,
+    ) -> QuerySpec {
+        self.search_stage = Some(SearchStage::Search {
+            index: index.into(),
+            paths: paths.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
+    /// Runs the query as `$vectorSearch` on `path` of the vector search index `index`, its
+    /// `filter` comparing `filters`.
+    pub fn vector_search<P: Into<String>>(
+        mut self,
+        index: impl Into<String>,
+        path: impl Into<String>,
+        filters: impl IntoIterator<Item = P>,
+    ) -> QuerySpec {
+        self.search_stage = Some(SearchStage::VectorSearch {
+            index: index.into(),
+            path: path.into(),
+            filters: filters.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
     /// The same query with its equality, sort, range and projection paths written as Rust
     /// field paths (`customer.id`) resolved to stored names through `T::field_path` (serde
     /// renames, embedded documents, array elements). `_id` stays `_id` when `T` has no field of
@@ -236,12 +270,29 @@ impl QuerySpec {
         if let Some(projection) = &mut out.projection {
             projection.fields = all(&projection.fields)?;
         }
+        out.search_stage = match &self.search_stage {
+            None => None,
+            Some(SearchStage::Search { index, paths }) => Some(SearchStage::Search {
+                index: index.clone(),
+                paths: all(paths)?,
+            }),
+            Some(SearchStage::VectorSearch {
+                index,
+                path,
+                filters,
+            }) => Some(SearchStage::VectorSearch {
+                index: index.clone(),
+                path: one(path)?,
+                filters: all(filters)?,
+            }),
+        };
         Ok(out)
     }
 
     /// The declaration as a manifest document, in a fixed key order, leaving out what is unset:
     /// `{name, equality: [..], sort: {path: 1 | -1}, range: [..], projection: {path: 1, _id: 0},
-    /// filter, limit, frequency}`.
+    /// filter, limit, frequency}`, and a search query's stage under its name (`$search:
+    /// {index, path: [..]}` or `$vectorSearch: {index, path, filter: [..]}`).
     ///
     /// ```
     /// use mongo_schema::access::QuerySpec;
@@ -283,6 +334,10 @@ impl QuerySpec {
         }
         if let Some(frequency) = &self.frequency {
             d.insert("frequency", frequency.clone());
+        }
+        if let Some(stage) = &self.search_stage {
+            let (key, value) = stage.to_manifest();
+            d.insert(key, value);
         }
         d
     }
@@ -352,13 +407,15 @@ impl QuerySpec {
         if let Some(v) = doc.get("frequency") {
             query.frequency = Some(read::string("frequency", v)?);
         }
+        query.search_stage = SearchStage::from_manifest(doc)?;
         Ok(query)
     }
 
-    /// Whether the query has no equality, range, filter or sort: it reads the whole collection
-    /// by design and no index can serve it.
+    /// Whether the query has no equality, range, filter, sort or search stage: it reads the
+    /// whole collection by design and no index can serve it.
     pub fn is_unbounded(&self) -> bool {
-        self.equality.is_empty()
+        self.search_stage.is_none()
+            && self.equality.is_empty()
             && self.range.is_empty()
             && self.sort.is_empty()
             && self.filter.as_ref().is_none_or(Document::is_empty)

@@ -759,3 +759,62 @@ fn explain_errors_are_reported() {
         Err(ExplainError::NotAnExplainReply { .. })
     ));
 }
+
+// A $search or $vectorSearch query runs on mongot, not through the planner ($vectorSearch,
+// "Run Vector Search Queries"): no B-tree index serves it, none is suggested, explain has no
+// find to run, and the indexes it does not use are not called unused for it.
+#[test]
+fn search_queries_are_not_judged_as_b_tree_queries() {
+    use crate::spec::{SearchIndexSpec, VectorField};
+    let spec = CollectionSpec::new("products")
+        .index(IndexSpec::new([("embedding", Ascending)]))
+        .search_index(SearchIndexSpec::vector(
+            "embeddings",
+            VectorField::new("embedding", 3, "cosine"),
+            ["status"],
+        ));
+    let similar = QuerySpec::new("similar").vector_search("embeddings", "embedding", ["status"]);
+    let found = coverage(&spec.indexes, &similar, &none());
+    assert!(!found.is_served() && found.suggested.is_none());
+    let findings = lint(&spec, std::slice::from_ref(&similar));
+    let codes: Vec<&str> = findings.iter().map(|f| f.kind.code()).collect();
+    assert_eq!(codes, ["search-query"]);
+    assert_eq!(findings[0].severity, Severity::Note);
+    assert!(
+        findings[0]
+            .message()
+            .contains("runs $vectorSearch on the search index \"embeddings\""),
+        "{}",
+        findings[0]
+    );
+    assert_eq!(
+        find_command("products", &similar, &doc! {}),
+        Err(ExplainError::SearchQuery {
+            query: "similar".into(),
+            stage: "$vectorSearch",
+            index: "embeddings".into(),
+        })
+    );
+    // Beside a B-tree query, the index the search query does not use is unused as before.
+    let with_btree = [similar, QuerySpec::new("by_status").eq("status")];
+    let codes: Vec<String> = lint(&spec, &with_btree)
+        .iter()
+        .map(|f| f.kind.code().to_owned())
+        .collect();
+    assert_eq!(codes, ["search-query", "no-serving-index", "unused-index"]);
+}
+
+#[test]
+fn a_search_query_reads_back_from_the_manifest() {
+    let query = QuerySpec::new("find_text")
+        .search("text", ["title", "author.name"])
+        .limit(10);
+    let doc = query.to_document();
+    assert_eq!(
+        doc,
+        doc! { "name": "find_text", "limit": 10_i64,
+        "$search": { "index": "text", "path": ["title", "author.name"] } }
+    );
+    assert_eq!(QuerySpec::from_document(&doc).unwrap(), query);
+    assert!(!query.is_unbounded());
+}

@@ -1,6 +1,7 @@
 //! Search index definitions in one canonical form, so that defaults the search service fills in
 //! (`analyzer: "lucene.standard"`, `searchAnalyzer` = `analyzer`, `dynamic: false`,
-//! `storedSource: false`, `numPartitions: 1`, `quantization: "none"`, the HNSW defaults) and the
+//! `storedSource: false`, `numPartitions: 1`, `quantization: "none"`, the HNSW defaults, a static
+//! field's type defaults) and the
 //! order of a definition's fields never read as drift. Sources: the manual's createSearchIndexes
 //! ("Search Index Definition Syntax") and "How to Index Fields for Vector Search".
 
@@ -61,7 +62,7 @@ pub fn canonical_definition(kind: &SearchIndexType, definition: &Document) -> Do
                 }
             }
             if let Ok(mappings) = d.get_document_mut("mappings") {
-                canonical_mapping(mappings);
+                canonical_mapping(mappings, &analyzer);
             }
         }
         SearchIndexType::VectorSearch => {
@@ -88,8 +89,8 @@ pub fn canonical_definition(kind: &SearchIndexType, definition: &Document) -> Do
 }
 
 /// `dynamic` defaults to false, and an empty `fields` is none; the same at every nested
-/// `document` mapping.
-fn canonical_mapping(mapping: &mut Document) {
+/// `document` mapping. Each field definition loses its type's defaults ([`canonical_field`]).
+fn canonical_mapping(mapping: &mut Document, analyzer: &str) {
     if mapping.get("dynamic") == Some(&Bson::Boolean(false)) {
         mapping.remove("dynamic");
     }
@@ -99,18 +100,56 @@ fn canonical_mapping(mapping: &mut Document) {
     if let Ok(fields) = mapping.get_document_mut("fields") {
         for (_, field) in fields.iter_mut() {
             match field {
-                Bson::Document(f) => canonical_mapping(f),
+                Bson::Document(f) => {
+                    canonical_field(f, analyzer);
+                    canonical_mapping(f, analyzer);
+                }
                 Bson::Array(list) => {
                     for f in list.iter_mut().filter_map(|f| match f {
                         Bson::Document(d) => Some(d),
                         _ => None,
                     }) {
-                        canonical_mapping(f);
+                        canonical_field(f, analyzer);
+                        canonical_mapping(f, analyzer);
                     }
                 }
                 _ => {}
             }
         }
+    }
+}
+
+/// A static field definition without the defaults of its type. `string` ("How to Index String
+/// Fields"): `analyzer` is the index's, `searchAnalyzer` the field's analyzer, `indexOptions`
+/// `offsets`, `store` true, `norms` `include`. `token` ("How to Index String Fields for
+/// Efficient Filtering and Sorting"): `normalizer` `none`.
+fn canonical_field(field: &mut Document, index_analyzer: &str) {
+    match field.get_str("type").ok() {
+        Some("string") => {
+            let analyzer = field
+                .get_str("analyzer")
+                .unwrap_or(index_analyzer)
+                .to_owned();
+            if field.get_str("searchAnalyzer").ok() == Some(analyzer.as_str()) {
+                field.remove("searchAnalyzer");
+            }
+            if analyzer == index_analyzer {
+                field.remove("analyzer");
+            }
+            if field.get_str("indexOptions").ok() == Some("offsets") {
+                field.remove("indexOptions");
+            }
+            if field.get("store") == Some(&Bson::Boolean(true)) {
+                field.remove("store");
+            }
+            if field.get_str("norms").ok() == Some("include") {
+                field.remove("norms");
+            }
+        }
+        Some("token") if field.get_str("normalizer").ok() == Some("none") => {
+            field.remove("normalizer");
+        }
+        _ => {}
     }
 }
 
@@ -216,6 +255,41 @@ mod tests {
     }
 
     #[test]
+    fn static_field_defaults_are_not_drift_but_a_changed_field_option_is() {
+        let declared = doc! { "analyzer": "lucene.english", "mappings": { "fields": {
+            "title": { "type": "string" },
+            "body": { "type": "string", "analyzer": "lucene.french" },
+            "author": { "type": "document", "fields": { "name": { "type": "token" } } },
+        } } };
+        let listed = doc! { "analyzer": "lucene.english", "mappings": { "dynamic": false, "fields": {
+            "author": { "fields": { "name": { "normalizer": "none", "type": "token" } }, "type": "document" },
+            "body": { "type": "string", "analyzer": "lucene.french", "searchAnalyzer": "lucene.french",
+                      "indexOptions": "offsets", "store": true, "norms": "include" },
+            "title": { "type": "string", "analyzer": "lucene.english" },
+        } } };
+        assert!(search_definitions_equal(&Search, &declared, &listed));
+        for changed in [
+            doc! { "analyzer": "lucene.english", "mappings": { "fields": {
+            "title": { "type": "string", "analyzer": "lucene.standard" },
+            "body": { "type": "string", "analyzer": "lucene.french" },
+            "author": { "type": "document", "fields": { "name": { "type": "token" } } } } } },
+            doc! { "analyzer": "lucene.english", "mappings": { "fields": {
+            "title": { "type": "string" },
+            "body": { "type": "string", "analyzer": "lucene.french" },
+            "author": { "type": "document", "fields": { "name": { "type": "string" } } } } } },
+            doc! { "analyzer": "lucene.english", "mappings": { "fields": {
+            "title": { "type": "string", "norms": "omit" },
+            "body": { "type": "string", "analyzer": "lucene.french" },
+            "author": { "type": "document", "fields": { "name": { "type": "token" } } } } } },
+        ] {
+            assert!(
+                !search_definitions_equal(&Search, &declared, &changed),
+                "{changed}"
+            );
+        }
+    }
+
+    #[test]
     fn canonical_form_is_idempotent() {
         let d = doc! { "searchAnalyzer": "lucene.standard", "mappings": { "dynamic": false,
         "fields": { "b": { "type": "document", "dynamic": false, "fields": {} }, "a": { "type": "token" } } } };
@@ -225,5 +299,59 @@ mod tests {
             once,
             doc! { "mappings": { "fields": { "a": { "type": "token" }, "b": { "type": "document" } } } }
         );
+    }
+
+    fn arb_field() -> impl proptest::strategy::Strategy<Value = Document> {
+        use proptest::prelude::*;
+        let analyzer = proptest::option::of(prop_oneof![
+            Just("lucene.standard"),
+            Just("lucene.english"),
+            Just("lucene.french"),
+        ]);
+        (
+            prop_oneof![Just("string"), Just("token"), Just("number")],
+            analyzer.clone(),
+            analyzer,
+            proptest::option::of(prop_oneof![Just("offsets"), Just("positions")]),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(prop_oneof![Just("none"), Just("lowercase")]),
+        )
+            .prop_map(|(t, a, sa, io, store, normalizer)| {
+                let mut d = doc! { "type": t };
+                for (k, v) in [
+                    ("analyzer", a),
+                    ("searchAnalyzer", sa),
+                    ("indexOptions", io),
+                    ("normalizer", normalizer),
+                ] {
+                    if let Some(v) = v {
+                        d.insert(k, v);
+                    }
+                }
+                if let Some(store) = store {
+                    d.insert("store", store);
+                }
+                d
+            })
+    }
+
+    proptest::proptest! {
+        // normalize is idempotent, and a definition always equals its own canonical form.
+        #[test]
+        fn canonical_static_mappings_are_idempotent(
+            fields in proptest::collection::btree_map("[a-c]", arb_field(), 1..4),
+            analyzer in proptest::option::of(proptest::prelude::Just("lucene.english")),
+        ) {
+            let mut d = doc! { "mappings": { "dynamic": false, "fields": fields
+                .into_iter()
+                .map(|(k, v)| (k, Bson::Document(v)))
+                .collect::<Document>() } };
+            if let Some(a) = analyzer {
+                d.insert("analyzer", a);
+            }
+            let once = canonical_definition(&Search, &d);
+            proptest::prop_assert_eq!(canonical_definition(&Search, &once), once.clone());
+            proptest::prop_assert!(search_definitions_equal(&Search, &d, &once));
+        }
     }
 }

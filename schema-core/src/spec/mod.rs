@@ -22,7 +22,8 @@ pub use index::{
     IndexKeys, IndexKind, IndexSpec, MAX_INDEXES, MAX_KEY_FIELDS, is_wildcard_path, resolve_path,
 };
 pub use search::{
-    MAX_DIMENSIONS, QUANTIZATIONS, SIMILARITIES, SearchIndexSpec, SearchIndexType, VectorField,
+    MAPPING_TYPES, MAX_DIMENSIONS, QUANTIZATIONS, SIMILARITIES, SearchIndexSpec, SearchIndexType,
+    VectorField,
 };
 pub use validator::ValidatorSpec;
 pub use view::View;

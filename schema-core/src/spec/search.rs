@@ -10,6 +10,7 @@ use bson::{Bson, Document};
 
 use super::error::{DocumentError, SpecError};
 use super::read;
+use crate::schema::BsonType;
 
 /// `type` of a search index: `search` (the default when omitted) or `vectorSearch`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +55,59 @@ pub const SIMILARITIES: &[&str] = &["euclidean", "cosine", "dotProduct"];
 pub const QUANTIZATIONS: &[&str] = &["none", "scalar", "binary"];
 /// The most dimensions a vector field takes.
 pub const MAX_DIMENSIONS: i64 = 8192;
+/// The field types of a static search mapping ("Define Field Mappings"; the facet types and
+/// `knnVector` are deprecated but accepted).
+pub const MAPPING_TYPES: &[&str] = &[
+    "autocomplete",
+    "boolean",
+    "date",
+    "dateFacet",
+    "document",
+    "embeddedDocuments",
+    "geo",
+    "knnVector",
+    "number",
+    "numberFacet",
+    "objectId",
+    "string",
+    "stringFacet",
+    "token",
+    "uuid",
+];
+
+/// Whether a static mapping of `field_type` indexes values of BSON type `t`, by the manual's
+/// field type pages (`string`/`token`/`autocomplete` index strings, `number` the numeric types,
+/// `uuid` binData subtype 4, `document`/`embeddedDocuments`/`geo` embedded documents). An
+/// unknown field type indexes anything (the service judges it).
+fn indexes_type(field_type: &str, t: &BsonType) -> bool {
+    match field_type {
+        "string" | "token" | "autocomplete" | "stringFacet" => *t == BsonType::String,
+        "number" | "numberFacet" => matches!(
+            t,
+            BsonType::Int
+                | BsonType::Long
+                | BsonType::Double
+                | BsonType::Decimal
+                | BsonType::Number
+        ),
+        "boolean" => *t == BsonType::Bool,
+        "date" | "dateFacet" => *t == BsonType::Date,
+        "objectId" => *t == BsonType::ObjectId,
+        "uuid" => *t == BsonType::BinData,
+        "document" | "embeddedDocuments" | "geo" => *t == BsonType::Object,
+        "knnVector" => matches!(t, BsonType::Double | BsonType::Int | BsonType::Number),
+        _ => true,
+    }
+}
+
+/// The first of `types` (what a field's schema stores) when a mapping of `field_type` indexes
+/// none of them; `None` when it indexes one, or the schema does not say (`types` empty).
+pub(crate) fn unindexable(field_type: &str, types: &[BsonType]) -> Option<BsonType> {
+    if types.iter().any(|t| indexes_type(field_type, t)) {
+        return None;
+    }
+    types.first().copied()
+}
 
 /// One search or vector search index: its name, type and definition (as `createSearchIndexes`
 /// takes it). On the live side, the status `$listSearchIndexes` reported.

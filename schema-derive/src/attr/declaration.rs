@@ -100,6 +100,33 @@ pub struct QueryDecl {
     pub filter: Option<String>,
     pub limit: Option<i64>,
     pub frequency: Option<String>,
+    /// `search(...)` or `vector_search(...)`: the query runs on a search index.
+    pub search: Option<SearchStageDecl>,
+}
+
+/// A query's `search(index, paths(...))` or `vector_search(index, path, filter(...))`.
+pub enum SearchStageDecl {
+    Search {
+        index: String,
+        paths: Vec<KeyPath>,
+    },
+    VectorSearch {
+        index: String,
+        path: KeyPath,
+        filters: Vec<KeyPath>,
+    },
+}
+
+impl SearchStageDecl {
+    /// Every path the stage names.
+    pub fn paths(&self) -> Vec<&KeyPath> {
+        match self {
+            SearchStageDecl::Search { paths, .. } => paths.iter().collect(),
+            SearchStageDecl::VectorSearch { path, filters, .. } => {
+                std::iter::once(path).chain(filters).collect()
+            }
+        }
+    }
 }
 
 /// `vector_index(name, path, dimensions, similarity, quantization, filter(...))`.
@@ -113,11 +140,22 @@ pub struct VectorIndexDecl {
     pub span: Span,
 }
 
-/// `search_index(name, dynamic, analyzer)`.
+/// `search_index(name, dynamic, analyzer, mappings(...))`.
 pub struct SearchIndexDecl {
     pub name: String,
+    pub dynamic: bool,
     pub analyzer: Option<String>,
+    /// Static field mappings, in declaration order.
+    pub mappings: Vec<MappingDecl>,
     pub span: Span,
+}
+
+/// One field of `mappings(title(type = "string", analyzer = "lucene.english"))`.
+pub struct MappingDecl {
+    pub path: KeyPath,
+    pub field_type: LitStr,
+    pub analyzer: Option<String>,
+    pub search_analyzer: Option<String>,
 }
 
 /// `timeseries(time_field = ..., meta_field = ..., granularity = ..., bucket_*)`.
@@ -469,25 +507,113 @@ fn vector_index(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<Vect
 
 fn search_index(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<SearchIndexDecl> {
     let (mut name, mut dynamic, mut analyzer) = (None, false, None);
+    let (mut mappings, mut mapped) = (Vec::new(), false);
     for entry in entries {
         match (entry.name(), entry.value) {
             ("name", Value::Str(s)) => name = Some(s.value()),
             ("dynamic", Value::Flag(b)) => dynamic = b,
             ("analyzer", Value::Str(s)) => analyzer = Some(s.value()),
+            ("mappings", Value::Mappings(fields)) => {
+                mapped |= !fields.is_empty();
+                mappings.extend(
+                    fields
+                        .into_iter()
+                        .filter_map(|(p, e)| mapping(errors, p, e)),
+                );
+            }
             (name, _) => unreachable!("the key table gives `{name}` another kind"),
         }
     }
-    if !dynamic {
+    if !dynamic && !mapped {
         errors.at(
             span,
-            "search_index takes dynamic mappings here: write search_index(name = \"...\", dynamic); declare static mappings with `SearchIndexSpec::static_mappings` in a hand-written `Collection`",
+            "search_index needs dynamic or static mappings: write search_index(name = \"...\", dynamic) or search_index(name = \"...\", mappings(title(type = \"string\")))",
         );
+        return None;
+    }
+    if !dynamic && mappings.is_empty() {
+        // Each mapped field was refused, with its reason.
         return None;
     }
     Some(SearchIndexDecl {
         name: name.unwrap_or_else(|| "default".to_owned()),
+        dynamic,
         analyzer,
+        mappings,
         span,
+    })
+}
+
+fn mapping(errors: &Errors, path: KeyPath, entries: Vec<Entry>) -> Option<MappingDecl> {
+    let (mut field_type, mut analyzer, mut search_analyzer) = (None, None, None);
+    for entry in entries {
+        match (entry.name(), entry.value) {
+            ("type", Value::Str(s)) => field_type = Some(s),
+            ("analyzer", Value::Str(s)) => analyzer = Some(s.value()),
+            ("search_analyzer", Value::Str(s)) => search_analyzer = Some(s.value()),
+            (name, _) => unreachable!("the key table gives `{name}` another kind"),
+        }
+    }
+    let Some(field_type) = field_type else {
+        errors.at(
+            path.span,
+            format!(
+                "a mapped field needs its type, e.g. {}(type = \"string\")",
+                path.text
+            ),
+        );
+        return None;
+    };
+    Some(MappingDecl {
+        path,
+        field_type,
+        analyzer,
+        search_analyzer,
+    })
+}
+
+fn search_stage(
+    errors: &Errors,
+    span: Span,
+    vector: bool,
+    entries: Vec<Entry>,
+) -> Option<SearchStageDecl> {
+    let (mut index, mut path, mut paths, mut filters) = (None, None, Vec::new(), Vec::new());
+    let only_paths = |keys: Vec<(KeyPath, KeyKind)>| keys.into_iter().map(|(p, _)| p).collect();
+    for entry in entries {
+        match (entry.name(), entry.value) {
+            ("index", Value::Str(s)) => index = Some(s.value()),
+            ("path", Value::KeyPath(p)) => path = Some(p),
+            ("paths", Value::Keys(k)) => paths = only_paths(k),
+            ("filter", Value::Keys(k)) => filters = only_paths(k),
+            (name, _) => unreachable!("the key table gives `{name}` another kind"),
+        }
+    }
+    if vector {
+        let (Some(index), Some(path)) = (index, path) else {
+            errors.at(
+                span,
+                "vector_search needs index and path, e.g. vector_search(index = \"embedding_index\", path = embedding, filter(status))",
+            );
+            return None;
+        };
+        return Some(SearchStageDecl::VectorSearch {
+            index,
+            path,
+            filters,
+        });
+    }
+    if paths.is_empty() {
+        errors.at(
+            span,
+            "search needs the fields it searches, e.g. search(index = \"default\", paths(title, body))",
+        );
+        return None;
+    }
+    Some(SearchStageDecl::Search {
+        // `index` defaults to "default" in $search (the $search stage's reference).
+        index: index.unwrap_or_else(|| "default".to_owned()),
+        paths,
     })
 }
 
@@ -502,9 +628,17 @@ fn query(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<QueryDecl> 
         filter: None,
         limit: None,
         frequency: None,
+        search: None,
     };
+    let mut plain_at = None;
     let paths = |keys: Vec<(KeyPath, KeyKind)>| keys.into_iter().map(|(p, _)| p).collect();
     for entry in entries {
+        if matches!(
+            entry.name(),
+            "eq" | "sort" | "range" | "project" | "without_id" | "filter"
+        ) {
+            plain_at.get_or_insert(entry.span);
+        }
         match (entry.name(), entry.value) {
             ("name", Value::Str(s)) => q.name = s.value(),
             ("eq", Value::Keys(k)) => q.eq = paths(k),
@@ -521,10 +655,28 @@ fn query(errors: &Errors, span: Span, entries: Vec<Entry>) -> Option<QueryDecl> 
             }
             ("without_id", Value::Flag(b)) => q.without_id = b,
             ("filter", Value::Json(j)) => q.filter = Some(j),
+            ("search" | "vector_search", Value::Nested(list)) => {
+                if q.search.is_some() {
+                    errors.at(
+                        entry.span,
+                        "a query runs one search stage: keep search(...) or vector_search(...)",
+                    );
+                    continue;
+                }
+                let vector = entry.key.name == "vector_search";
+                q.search = search_stage(errors, entry.span, vector, list);
+                continue;
+            }
             ("limit", Value::Count(n)) => q.limit = Some(saturating(n)),
             ("frequency", Value::Str(s)) => q.frequency = Some(s.value()),
             (name, _) => unreachable!("the key table gives `{name}` another kind"),
         }
+    }
+    if let (Some(_), Some(at)) = (&q.search, plain_at) {
+        errors.at(
+            at,
+            "a search or vector_search query is answered by its search index: eq, sort, range, project, without_id and filter do not apply (limit and frequency do)",
+        );
     }
     if q.name.is_empty() {
         errors.at(

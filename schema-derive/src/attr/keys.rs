@@ -16,6 +16,12 @@ pub enum Scope {
     Query,
     VectorIndex,
     SearchIndex,
+    /// One field of `search_index(mappings(field(...)))`.
+    SearchMapping,
+    /// A query's `search(...)`.
+    QuerySearch,
+    /// A query's `vector_search(...)`.
+    QueryVectorSearch,
 }
 
 impl Scope {
@@ -39,6 +45,9 @@ impl Scope {
             Scope::Query => "query option",
             Scope::VectorIndex => "vector_index option",
             Scope::SearchIndex => "search_index option",
+            Scope::SearchMapping => "search mapping option",
+            Scope::QuerySearch => "search option",
+            Scope::QueryVectorSearch => "vector_search option",
         }
     }
 
@@ -62,6 +71,9 @@ const VERSION: u16 = Scope::Version.bit();
 const QUERY: u16 = Scope::Query.bit();
 const VECTOR: u16 = Scope::VectorIndex.bit();
 const SEARCH: u16 = Scope::SearchIndex.bit();
+const MAPPING: u16 = Scope::SearchMapping.bit();
+const QUERY_SEARCH: u16 = Scope::QuerySearch.bit();
+const QUERY_VECTOR: u16 = Scope::QueryVectorSearch.bit();
 
 /// The value a key takes; `value.rs` reads each.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -98,6 +110,9 @@ pub enum Kind {
     TextWeight,
     /// `key(inner = value, ...)`, read with the keys of the scope.
     Nested(Scope),
+    /// `mappings(title(type = "string"), author.name(type = "token"))`: field paths, each with
+    /// its options read with the keys of [`Scope::SearchMapping`].
+    Mappings,
 }
 
 /// One `#[mongo]` key: its name, the scopes it may appear in, the value it takes, and an
@@ -372,6 +387,52 @@ pub const KEYS: &[Key] = &[
         SEARCH,
         Kind::Str,
         "analyzer = \"lucene.english\"",
+    ),
+    key(
+        "mappings",
+        SEARCH,
+        Kind::Mappings,
+        "mappings(title(type = \"string\"), tags(type = \"token\"))",
+    ),
+    key("type", MAPPING, Kind::Str, "type = \"string\""),
+    key(
+        "analyzer",
+        MAPPING,
+        Kind::Str,
+        "analyzer = \"lucene.english\"",
+    ),
+    key(
+        "search_analyzer",
+        MAPPING,
+        Kind::Str,
+        "search_analyzer = \"lucene.standard\"",
+    ),
+    // query(search(...)), query(vector_search(...))
+    key(
+        "search",
+        QUERY,
+        Kind::Nested(Scope::QuerySearch),
+        "search(index = \"default\", paths(title, body))",
+    ),
+    key(
+        "vector_search",
+        QUERY,
+        Kind::Nested(Scope::QueryVectorSearch),
+        "vector_search(index = \"embedding_index\", path = embedding, filter(status))",
+    ),
+    key(
+        "index",
+        QUERY_SEARCH | QUERY_VECTOR,
+        Kind::Str,
+        "index = \"default\"",
+    ),
+    key("paths", QUERY_SEARCH, Kind::Keys, "paths(title, body)"),
+    key("path", QUERY_VECTOR, Kind::KeyPath, "path = embedding"),
+    key(
+        "filter",
+        QUERY_VECTOR,
+        Kind::Keys,
+        "filter(status, tenant_id)",
     ),
     // query(...)
     key("eq", QUERY, Kind::Keys, "eq(user_id, status)"),

@@ -12,7 +12,10 @@ use syn::{Expr, ExprLit, Lit};
 
 use crate::errors::Errors;
 
-pub use declaration::{CappedDecl, CollectionAttrs, IndexDecl, ShardKeyDecl, TimeseriesDecl};
+pub use declaration::{
+    CappedDecl, CollectionAttrs, IndexDecl, SearchIndexDecl, SearchStageDecl, ShardKeyDecl,
+    TimeseriesDecl,
+};
 pub use keys::Scope;
 pub use schema::{MongoAttrs, Spanned};
 pub use value::{KeyKind, KeyPath};

@@ -176,6 +176,8 @@ pub enum Value {
     FieldIndex(FieldIndex),
     TextWeight(i64),
     Nested(Vec<Entry>),
+    /// `mappings(path(options...), ...)`: each field path with its options.
+    Mappings(Vec<(KeyPath, Vec<Entry>)>),
 }
 
 /// Reads the value of `key`; `None` (with the problem recorded) when it has the wrong shape.
@@ -226,7 +228,43 @@ pub fn read(errors: &Errors, meta: &ParseNestedMeta<'_>, key: &'static Key) -> O
             }
             Value::Nested(parse_nested(errors, meta, scope))
         }
+        Kind::Mappings => Value::Mappings(parenthesized(errors, meta, key, mappings)?),
     })
+}
+
+/// `title(type = "string"), author.name(type = "token", analyzer = "...")`: a key path, then
+/// its options in parentheses, read with the keys of [`Scope::SearchMapping`].
+fn mappings(errors: &Errors, content: ParseStream<'_>) -> syn::Result<Vec<(KeyPath, Vec<Entry>)>> {
+    let mut out = Vec::new();
+    while !content.is_empty() {
+        let path = key_path(content)?;
+        if !content.peek(syn::token::Paren) {
+            return Err(syn::Error::new(
+                path.span,
+                format!(
+                    "a mapped field takes its options in parentheses, e.g. {}(type = \"string\")",
+                    path.text
+                ),
+            ));
+        }
+        let inner;
+        syn::parenthesized!(inner in content);
+        let tokens: proc_macro2::TokenStream = inner.parse()?;
+        let mut entries = Vec::new();
+        syn::parse::Parser::parse2(
+            syn::meta::parser(|meta| {
+                read_entry(errors, &meta, Scope::SearchMapping, &mut entries);
+                Ok(())
+            }),
+            tokens,
+        )?;
+        out.push((path, entries));
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok(out)
 }
 
 /// Consumes a key's value whatever its shape (`= expr`, `(anything)`, or nothing), so that

@@ -6,7 +6,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
 use crate::ast::{Body, Container, Declaration, Style};
-use crate::attr::{CappedDecl, IndexDecl, KeyKind, KeyPath, ShardKeyDecl, TimeseriesDecl};
+use crate::attr::{
+    CappedDecl, IndexDecl, KeyKind, KeyPath, SearchStageDecl, ShardKeyDecl, TimeseriesDecl,
+};
 
 fn key_kind(kind: KeyKind) -> TokenStream {
     match kind {
@@ -111,7 +113,20 @@ pub fn expand(c: &Container, d: &Declaration) -> TokenStream {
     let search_indexes = d.options.search_indexes.iter().map(|s| {
         let name = &s.name;
         let analyzer = opt_str(&s.analyzer);
-        quote!(__md::SearchIndex { name: #name, analyzer: #analyzer })
+        let dynamic = s.dynamic;
+        let mappings = s.mappings.iter().map(|m| {
+            let path = &m.path.text;
+            let field_type = m.field_type.value();
+            let analyzer = opt_str(&m.analyzer);
+            let search_analyzer = opt_str(&m.search_analyzer);
+            quote!(__md::Mapping {
+                path: #path, field_type: #field_type, analyzer: #analyzer,
+                search_analyzer: #search_analyzer,
+            })
+        });
+        quote!(__md::SearchIndex {
+            name: #name, analyzer: #analyzer, dynamic: #dynamic, mappings: &[#(#mappings),*],
+        })
     });
     let path_checks = path_checks(c, d);
     let queries = queries_tokens(c, d);
@@ -211,11 +226,15 @@ fn path_checks(c: &Container, d: &Declaration) -> TokenStream {
         paths.push(&v.path);
         paths.extend(&v.filters);
     }
+    for s in &d.options.search_indexes {
+        paths.extend(s.mappings.iter().map(|m| &m.path));
+    }
     for q in &d.options.queries {
         paths.extend(&q.eq);
         paths.extend(q.sort.iter().map(|(p, _)| p));
         paths.extend(&q.range);
         paths.extend(q.project.iter().flatten());
+        paths.extend(q.search.iter().flat_map(SearchStageDecl::paths));
     }
     let accesses = paths.iter().filter_map(|p| {
         let first = p.first.as_ref()?;
@@ -267,9 +286,24 @@ fn queries_tokens(c: &Container, d: &Declaration) -> TokenStream {
             .map(|f| quote!(.filter(__md::json_document(#f))));
         let limit = q.limit.map(|l| quote!(.limit(#l)));
         let frequency = q.frequency.as_ref().map(|f| quote!(.frequency(#f)));
+        let search = q.search.as_ref().map(|stage| match stage {
+            SearchStageDecl::Search { index, paths } => {
+                let paths = paths.iter().map(|p| &p.text);
+                quote!(.search(#index, ::std::vec::Vec::<&str>::from([#(#paths),*])))
+            }
+            SearchStageDecl::VectorSearch {
+                index,
+                path,
+                filters,
+            } => {
+                let path = &path.text;
+                let filters = filters.iter().map(|p| &p.text);
+                quote!(.vector_search(#index, #path, ::std::vec::Vec::<&str>::from([#(#filters),*])))
+            }
+        });
         quote! {
             __mp::QuerySpec::new(#qname)
-                #(#eq)* #(#sort)* #(#range)* #project #without_id #filter #limit #frequency
+                #(#eq)* #(#sort)* #(#range)* #project #without_id #filter #limit #frequency #search
         }
     });
     quote! {

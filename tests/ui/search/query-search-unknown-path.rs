@@ -1,0 +1,17 @@
+use mongo_schema::MongoSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, MongoSchema)]
+#[mongo(
+    collection = "posts",
+    search_index(name = "text", dynamic),
+    query(name = "find_text", search(index = "text", paths(title, bdy))),
+)]
+struct Post {
+    #[serde(rename = "_id")]
+    id: bson::oid::ObjectId,
+    title: String,
+    body: String,
+}
+
+fn main() {}

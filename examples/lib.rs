@@ -11,6 +11,7 @@
 //! examples, several on the same collection name, so the registry would mix them.
 
 pub mod apps;
+pub mod tour;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -195,3 +195,31 @@ fn an_undeclared_live_view_is_an_extra_collection_never_dropped() {
     );
     assert!(server.collection_entry("shop", "stale_view").is_some());
 }
+
+/// A server that acknowledges a view's `collMod` without storing it (SecantusDB does): `apply`
+/// fails the step and says what is listed otherwise, rather than calling it done.
+#[test]
+fn a_view_collmod_acknowledged_but_not_stored_fails_the_step_naming_the_pipeline() {
+    let server = server();
+    let uri = server.uri_with_db("shop");
+    let linked = declared();
+    let (outcome, text) = run(&["apply", "--uri", &uri, "--yes"], &linked);
+    assert_ne!(outcome, Outcome::Failed, "{text}");
+    server.execute(
+        "shop",
+        doc! { "collMod": "active_users_v15", "viewOn": "users_v15", "pipeline": [] },
+    );
+    server.inject(
+        mongo_schema_test_support::Failure::on("collMod")
+            .reply(doc! { "ok": 1.0 })
+            .always(),
+    );
+    let (outcome, text) = run(&["apply", "--uri", &uri, "--yes"], &linked);
+    assert_eq!(outcome, Outcome::Failed, "{text}");
+    assert!(
+        text.contains(
+            "the server acknowledged it but did not store it: view is listed with another pipeline"
+        ),
+        "{text}"
+    );
+}

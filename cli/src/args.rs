@@ -406,7 +406,8 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// The manifest's collection whose validator to use (may be left out when the manifest
-    /// declares exactly one collection with a validator).
+    /// declares exactly one collection with a validator), or a view, whose documents are
+    /// checked against the schema its type derives (the manifest's `documentSchema`).
     #[arg(long, value_name = "NAME", requires = "manifest")]
     pub collection: Option<String>,
     /// Documents to check: `.bson` (mongodump), `.jsonl`/`.ndjson` (mongoexport), `.json` (one

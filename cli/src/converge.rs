@@ -380,7 +380,10 @@ fn not_stored_part(change: &Change) -> String {
             format!("{} is not listed", change.aspect)
         }
         ChangeKind::ExtraIndex => format!("{} is still listed", change.aspect),
-        _ if !change.fields.is_empty() && matches!(change.aspect, diff::Aspect::Index(_)) => {
+        // An index option or a view's viewOn/pipeline: name what differs, not the whole value.
+        _ if !change.fields.is_empty()
+            && matches!(change.aspect, diff::Aspect::Index(_) | diff::Aspect::View) =>
+        {
             format!(
                 "{} is listed with another {}",
                 change.aspect,

@@ -228,3 +228,121 @@ fn the_guide_lists_every_example_and_names_only_files_that_exist() {
         }
     }
 }
+
+/// The catalog examples (`order_views`, `product_search`) are not patterns: each tours the
+/// command against the wire-protocol test server, as `cargo run --example NAME` does.
+mod catalog_examples {
+    use mongo_schema_cli::{Console, Outcome};
+    use mongo_schema_examples::apps::{order_views, product_search};
+    use mongo_schema_test_support::{BlockingTestServer, Quirks, TestServerOptions};
+
+    fn transcript(outcome: Outcome, console: &Console) -> String {
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            outcome.code(),
+            console.stdout_text(),
+            console.stderr_text()
+        )
+    }
+
+    #[test]
+    fn both_are_examples_of_the_manifest() {
+        let manifest = std::fs::read_to_string("Cargo.toml").unwrap();
+        for name in ["order_views", "product_search"] {
+            assert!(
+                manifest.contains(&format!("name = \"{name}\"\npath = \"{name}.rs\"")),
+                "{name} is not a [[example]] of examples/Cargo.toml"
+            );
+        }
+    }
+
+    #[test]
+    fn the_views_tour_creates_edits_plans_and_fixes_the_view() {
+        let server = BlockingTestServer::start(TestServerOptions::default());
+        let mut console = Console::captured("");
+        let outcome = order_views::tour(
+            &server.uri_with_db("shop"),
+            &mut |command| server.execute("shop", command),
+            &mut console,
+        );
+        let text = transcript(outcome, &console);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        // The tour's last check ran on the declared view, stored with doubles.
+        let entry = server.collection_entry("shop", "order_summaries").unwrap();
+        assert_eq!(entry.get_str("type").unwrap(), "view");
+        let collmods = server.commands_named("collMod");
+        assert!(
+            collmods
+                .iter()
+                .any(|c| c.body.get_str("collMod").ok() == Some("order_summaries")),
+            "apply fixed the hand edit with collMod: {text}"
+        );
+        insta::assert_snapshot!("order_views__tour", text);
+    }
+
+    #[test]
+    fn the_search_tour_waits_updates_and_reports_a_deployment_without_search() {
+        let server = BlockingTestServer::start(TestServerOptions::default());
+        let without_search = BlockingTestServer::start(TestServerOptions {
+            quirks: Quirks {
+                search_unsupported: true,
+                ..Quirks::default()
+            },
+            ..TestServerOptions::default()
+        });
+        let mut console = Console::captured("");
+        let outcome = product_search::tour(
+            &server.uri_with_db("shop"),
+            &mut |command| server.execute("shop", command),
+            &without_search.uri_with_db("shop"),
+            &mut console,
+        );
+        let text = transcript(outcome, &console);
+        assert_eq!(outcome, Outcome::Clean, "{text}");
+        let updates: Vec<String> = server
+            .write_commands()
+            .iter()
+            .filter(|c| c.name == "updateSearchIndex")
+            .map(|c| c.body.get_str("name").unwrap_or_default().to_owned())
+            .collect();
+        // The hand edits go around the wire (`execute`): the one update sent is apply's fix.
+        assert_eq!(updates, ["embedding_index"], "{text}");
+        let listed = server.execute(
+            "shop",
+            bson::doc! { "aggregate": "products", "pipeline": [{ "$listSearchIndexes": { "name": "embedding_index" } }], "cursor": {} },
+        );
+        let listed = listed
+            .get_document("cursor")
+            .unwrap()
+            .get_array("firstBatch")
+            .unwrap();
+        let definition = listed[0]
+            .as_document()
+            .unwrap()
+            .get_document("latestDefinition")
+            .unwrap();
+        assert!(
+            definition.to_string().contains("\"cosine\""),
+            "{definition}"
+        );
+        insta::assert_snapshot!("product_search__tour", text);
+    }
+
+    #[test]
+    fn with_arguments_each_is_the_command_on_its_collections() {
+        for (collections, expected) in [
+            (order_views::collections(), "\"viewOn\": \"orders\""),
+            (product_search::collections(), "\"searchIndexes\""),
+        ] {
+            let mut console = Console::captured("");
+            let outcome = mongo_schema_cli::run(
+                ["mongo-schema", "generate"],
+                Some(&collections),
+                &mut console,
+            );
+            let text = transcript(outcome, &console);
+            assert_eq!(outcome, Outcome::Clean, "{text}");
+            assert!(text.contains(expected), "{text}");
+        }
+    }
+}

@@ -417,6 +417,8 @@ pub fn build<T: MongoSchema + ?Sized>(declared: &Declaration) -> Result<Collecti
     }
     if let Some(view) = declared.view {
         spec = spec.view(View::new(view.view_on, pipeline(ns, view.pipeline)?));
+        // A view has no validator; its type's schema describes the documents it produces.
+        spec = spec.document_schema(T::root_schema());
     }
     for declared_index in declared.search_indexes {
         let mut index = search_index::<T>(&spec, declared_index)?;

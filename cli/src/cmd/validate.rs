@@ -189,6 +189,26 @@ fn load_from_manifest(path: &Path, collection: Option<&str>) -> anyhow::Result<V
         },
     };
     let Some(declared) = &spec.validator else {
+        // A view has no validator: its documents are checked against the schema its type
+        // derives (the manifest's `documentSchema`), as a `--schema` file would be.
+        if let Some(schema) = &spec.document_schema {
+            let validator = Validator::from_document(&schema.to_document()).with_context(|| {
+                format!(
+                    "{}: the server would reject the documentSchema of view {:?}",
+                    path.display(),
+                    spec.name
+                )
+            })?;
+            return fully_evaluated(validator, &format!("{} ({})", path.display(), spec.name));
+        }
+        if spec.is_view() {
+            bail!(
+                "{}: view {:?} has no validator and the manifest gives no documentSchema for \
+                 its documents (a derived view's manifest has one: run generate again)",
+                path.display(),
+                spec.name
+            );
+        }
         bail!(
             "{}: collection {:?} declares no validator (time-series collections have none)",
             path.display(),
@@ -292,5 +312,48 @@ mod tests {
         let input = write(&d, "in.json", b"[{\"a\": 1}]");
         let e = format!("{:#}", run(&args(schema, vec![input])).unwrap_err());
         assert!(e.contains("integer"), "{e}");
+    }
+
+    /// A view has no validator: `--collection VIEW` checks exported view output against the
+    /// schema its type derives (the manifest's `documentSchema`, issue 15 item 1).
+    #[test]
+    fn a_view_is_validated_against_its_document_schema() {
+        let d = tmp("view");
+        let view = |extra: &str| {
+            format!(
+                r#"{{"collections": [{{"name": "users", "options": {{}}, "indexes": []}},
+                {{"name": "names", "options": {{"viewOn": "users", "pipeline": [{{"$project": {{"name": 1}}}}]}},
+                  "indexes": []{extra}}}]}}"#
+            )
+        };
+        let with_schema = write(
+            &d,
+            "m.json",
+            view(r#", "documentSchema": {"bsonType": "object", "required": ["name"], "properties": {"name": {"bsonType": "string"}}}"#)
+                .as_bytes(),
+        );
+        let output = write(
+            &d,
+            "names.jsonl",
+            b"{\"name\": \"Ada\"}\n{\"name\": 7}\n{}\n",
+        );
+        let mut a = args(PathBuf::new(), vec![output.clone()]);
+        a.schema = None;
+        a.manifest = Some(with_schema);
+        a.collection = Some("names".into());
+        let mut out = Vec::new();
+        assert_eq!(run_to(&a, &mut out).unwrap(), ExitCode::from(1));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("valid: 1  invalid: 2"), "{text}");
+
+        // A hand-written manifest without it says what is missing.
+        a.manifest = Some(write(&d, "bare.json", view("").as_bytes()));
+        let error = run_to(&a, &mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "view \"names\" has no validator and the manifest gives no documentSchema"
+            ),
+            "{error}"
+        );
     }
 }

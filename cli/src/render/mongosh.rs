@@ -44,16 +44,17 @@ pub fn creation_script(specs: &[CollectionSpec]) -> String {
             command.insert("indexes", indexes);
             out.push_str(&run_line(&command));
         }
-        // Search and vector search indexes, with the command `plan` creates them with.
-        let search_indexes: Vec<Bson> = spec
-            .search_indexes
-            .iter()
-            .map(|i| Bson::Document(i.to_document()))
-            .collect();
-        if !search_indexes.is_empty() {
+        if !spec.search_indexes.is_empty() {
+            // Built by the search service (Atlas, or mongot), asynchronously; a deployment
+            // without one refuses the command (server facts, "search-indexes").
+            let search: Vec<Bson> = spec
+                .search_indexes
+                .iter()
+                .map(|i| Bson::Document(i.to_document()))
+                .collect();
             let mut command = Document::new();
             command.insert("createSearchIndexes", spec.name.clone());
-            command.insert("indexes", search_indexes);
+            command.insert("indexes", search);
             out.push_str(&run_line(&command));
         }
     }
@@ -287,5 +288,23 @@ mod tests {
             value(&v, 0),
             "{\n  createIndexes: \"orders\",\n  indexes: [\n    { key: { user_id: 1, status: 1, created_at: -1 }, name: \"user_id_1_status_1_created_at_-1\" }\n  ]\n}"
         );
+    }
+
+    #[test]
+    fn the_creation_script_creates_search_indexes_after_the_collection() {
+        use mongo_schema::spec::{SearchIndexSpec, VectorField};
+        let spec = CollectionSpec::new("products")
+            .search_index(SearchIndexSpec::dynamic("default"))
+            .search_index(SearchIndexSpec::vector(
+                "embedding_index",
+                VectorField::new("embedding", 4, "cosine"),
+                ["status"],
+            ));
+        let script = creation_script(&[spec, CollectionSpec::new("plain")]);
+        let create = script.find("create: \"products\"").unwrap();
+        let search = script.find("createSearchIndexes: \"products\"").unwrap();
+        assert!(create < search, "{script}");
+        assert!(script.contains("type: \"vectorSearch\""), "{script}");
+        assert_eq!(script.matches("createSearchIndexes").count(), 1, "{script}");
     }
 }

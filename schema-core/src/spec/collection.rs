@@ -107,6 +107,10 @@ pub struct CollectionSpec {
     /// which the validator was built. Not a server option: never compared, never in the
     /// manifest; `plan` reads it to propose dropping versions no stored document has.
     pub versions: Option<crate::version::Versions>,
+    /// On a view: the schema of one document it produces (the view type's root schema), for
+    /// documentation and for `validate` of exported view output. Not a server option (a view
+    /// has no validator): never compared, never in a plan; in the manifest as `documentSchema`.
+    pub document_schema: Option<JsonSchema>,
 }
 
 impl CollectionSpec {
@@ -189,6 +193,23 @@ impl CollectionSpec {
         self
     }
 
+    /// Sets the schema of the documents a view produces ([`CollectionSpec::document_schema`]).
+    ///
+    /// ```
+    /// use mongo_schema::spec::{CollectionSpec, View};
+    /// use mongo_schema::JsonSchema;
+    /// let spec = CollectionSpec::new("names")
+    ///     .view(View::new("users", vec![bson::doc! { "$project": { "name": 1 } }]))
+    ///     .document_schema(JsonSchema::default());
+    /// assert!(spec.to_manifest_document().contains_key("documentSchema"));
+    /// assert!(spec.validator.is_none());
+    /// ```
+    #[must_use]
+    pub fn document_schema(mut self, schema: JsonSchema) -> CollectionSpec {
+        self.document_schema = Some(schema);
+        self
+    }
+
     /// Whether this is a view (`viewOn` and `pipeline`) rather than a collection.
     pub fn is_view(&self) -> bool {
         self.options.view.is_some()
@@ -261,6 +282,9 @@ impl CollectionSpec {
                 .collect();
             d.insert("searchIndexes", search);
         }
+        if let Some(schema) = &self.document_schema {
+            d.insert("documentSchema", schema.to_document());
+        }
         d
     }
 
@@ -306,16 +330,26 @@ impl CollectionSpec {
                     .push(SearchIndexSpec::from_document(entry).map_err(|e| e.within(&at))?);
             }
         }
+        if let Some(v) = doc.get("documentSchema") {
+            let schema = read::document("documentSchema", v)?;
+            spec.document_schema =
+                Some(
+                    JsonSchema::from_document(schema).map_err(|e| DocumentError {
+                        path: "documentSchema".into(),
+                        message: format!("not a $jsonSchema the server accepts: {e}"),
+                    })?,
+                );
+        }
         for key in doc.keys() {
             if !matches!(
                 key.as_str(),
-                "name" | "options" | "indexes" | "shardKey" | "searchIndexes"
+                "name" | "options" | "indexes" | "shardKey" | "searchIndexes" | "documentSchema"
             ) {
                 return Err(DocumentError {
                     path: key.clone(),
-                    message:
-                        "unknown field; expected name, options, indexes, shardKey or searchIndexes"
-                            .into(),
+                    message: "unknown field; expected name, options, indexes, shardKey, \
+                              searchIndexes or documentSchema"
+                        .into(),
                 });
             }
         }
@@ -1200,5 +1234,22 @@ mod tests {
             spec.check(),
             Err(SpecError::InvalidShardKey { .. })
         ));
+    }
+
+    #[test]
+    fn a_views_document_schema_reads_back_and_a_refused_one_is_an_error_at_its_path() {
+        let schema = JsonSchema::from_document(&bson::doc! { "required": ["name"] }).unwrap();
+        let spec = CollectionSpec::new("names")
+            .view(View::new("users", vec![]))
+            .document_schema(schema);
+        let entry = spec.to_manifest_document();
+        assert_eq!(
+            CollectionSpec::from_manifest_document(&entry).unwrap(),
+            spec
+        );
+        let mut bad = entry;
+        bad.insert("documentSchema", bson::doc! { "format": "email" });
+        let error = CollectionSpec::from_manifest_document(&bad).unwrap_err();
+        assert_eq!(error.path, "documentSchema", "{error}");
     }
 }

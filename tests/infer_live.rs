@@ -424,7 +424,18 @@ fn server_side_agrees_with_a_full_scan_on_a_live_server() {
         insert("orders", orders());
         insert("events", events());
         insert("users", users());
-        for collection in ["orders", "events", "users"] {
+        let bins: Vec<Document> = (0..20_i32)
+            .map(|i| {
+                let subtype = [0_u8, 3, 4, 0x80][(i % 4) as usize];
+                let b = bson::Binary {
+                    subtype: subtype.into(),
+                    bytes: vec![(i * 13 % 256) as u8; 16],
+                };
+                doc! {"_id": i, "b": b}
+            })
+            .collect();
+        insert("bins", bins);
+        for collection in ["orders", "events", "users", "bins"] {
             let args = [
                 "--uri",
                 uri.as_str(),
@@ -439,6 +450,12 @@ fn server_side_agrees_with_a_full_scan_on_a_live_server() {
             let mut with = args.to_vec();
             with.push("--server-side");
             let (b, remote, err) = cli(&with);
+            if err.contains("the server orders binary values otherwise than MongoDB") {
+                // SecantusDB compares binaries by bytes before subtype.
+                println!("skipped: server lacks MongoDB's order of binary values ({collection})");
+                assert_eq!(b, Outcome::Failed);
+                continue;
+            }
             assert_eq!(
                 (a, b),
                 (Outcome::Clean, Outcome::Clean),

@@ -313,20 +313,32 @@ fn flags_that_cannot_go_together_are_refused() {
 }
 
 #[test]
-fn binaries_of_one_length_with_two_subtypes_are_a_clear_error() {
+fn binaries_of_one_length_with_several_subtypes_are_counted_per_subtype() {
     let server = server();
-    let docs = vec![
-        doc! {"_id": 1, "b": uuid(1)},
-        doc! {"_id": 2, "b": Bson::Binary(bson::Binary {subtype: BinarySubtype::Generic, bytes: vec![0; 16]})},
-    ];
+    let bin = |subtype: u8, len: usize| {
+        Bson::Binary(bson::Binary {
+            subtype: subtype.into(),
+            bytes: vec![subtype; len],
+        })
+    };
+    let docs = (0..30_i32)
+        .map(|i| {
+            let b = match i % 5 {
+                0 => uuid(i as u8),
+                1 => bin(0, 16),
+                2 => bin(0x80, 16),
+                3 => bin(4, 8),
+                _ => bin(3, 16),
+            };
+            doc! {"_id": i, "b": b, "only_uuids": uuid(1), "uuid_like": [bin(4, 16), bin(4, 3)]}
+        })
+        .collect();
     seed(&server, "shop", "bins", docs);
-    let uri = server.uri_with_db("shop");
-    let (outcome, _, err) = cli(&["--uri", &uri, "--collection", "bins", "--server-side"]);
-    assert_eq!(outcome, Outcome::Failed);
-    assert!(
-        err.contains("path b: binary values of 16 bytes with subtypes 0 to 4"),
-        "{err}"
-    );
+    let report = same_both_ways(&server, "shop", "bins", &["--format", "json"]);
+    assert!(report.contains("\"binarySubtypes\""), "{report}");
+    let source = same_both_ways(&server, "shop", "bins", &[]);
+    assert!(source.contains("pub only_uuids: bson::Uuid,"), "{source}");
+    assert!(!source.contains("pub b: bson::Uuid,"), "{source}");
 }
 
 /// Values of every kind the census tells apart, from a small pool of field names so that

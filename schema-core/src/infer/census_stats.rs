@@ -33,11 +33,21 @@ pub enum StatsError {
         /// The row, as relaxed Extended JSON.
         row: String,
     },
-    /// Binary values of one length and several subtypes at one path: the server's order sorts
-    /// them by length, then subtype, so `$min`/`$max` show the mix but not its counts.
+    /// The server orders binary values otherwise than MongoDB (by length, then subtype, then
+    /// bytes), which the census needs to count their subtypes.
     #[error(
-        "path {path}: binary values of {len} bytes with subtypes {low} to {high}; the server-side \
-         census counts one subtype per binary length: run infer without --server-side"
+        "path {path}: the server orders binary values otherwise than MongoDB (by length, then \
+         subtype, then bytes), so it cannot count their subtypes: run infer without --server-side"
+    )]
+    BinaryOrder {
+        /// The first path holding binaries, dotted.
+        path: String,
+    },
+    /// Binary values of one length and several subtypes at one path that the subtype pass did
+    /// not count (the server left its group out).
+    #[error(
+        "path {path}: binary values of {len} bytes with subtypes {low} to {high}, and the server \
+         did not count them per subtype"
     )]
     MixedBinarySubtypes {
         /// The dotted path.
@@ -131,8 +141,17 @@ struct Flat {
     firsts: Vec<First>,
     /// The longest string, in bytes.
     max_bytes: u64,
-    /// Binary lengths seen with their lowest and highest subtype, for the mixed-subtype check.
-    binaries: Vec<(u64, u8, u8)>,
+    /// Binary lengths holding several subtypes (the lowest and highest), with how many
+    /// values: counted per subtype by the subtype pass.
+    mixed: Vec<Mixed>,
+}
+
+/// Binary values of one length at one path whose subtypes differ.
+#[derive(Clone, Copy, Debug)]
+struct Mixed {
+    len: u64,
+    low: u8,
+    high: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +159,8 @@ enum Stage {
     Totals,
     Keys(usize),
     Stats(usize),
+    BinaryOrder(usize),
+    Subtypes(usize),
     Distinct(usize),
     Partitions,
     Order,
@@ -170,6 +191,8 @@ pub struct ServerCensus {
     presence: IndexMap<String, Vec<(String, String, u64, First)>>,
     /// Documents in natural order, by `_id` (canonical Extended JSON).
     order: HashMap<String, usize>,
+    /// Whether the server orders binaries as MongoDB does; `None` until asked.
+    binary_order: Option<bool>,
 }
 
 impl Default for ServerCensus {
@@ -236,6 +259,7 @@ impl ServerCensus {
             flats: BTreeMap::new(),
             presence: IndexMap::new(),
             order: HashMap::new(),
+            binary_order: None,
         }
     }
 
@@ -361,6 +385,94 @@ impl ServerCensus {
         ], "default": null}})
     }
 
+    /// The mixed binary groups of paths at `depth`.
+    fn mixed_at(&self, depth: usize) -> impl Iterator<Item = (&Path, &Mixed)> {
+        self.flats
+            .iter()
+            .filter(move |(p, _)| p.len() == depth)
+            .flat_map(|(p, f)| f.mixed.iter().map(move |m| (p, m)))
+    }
+
+    /// Per path and binary length: for each subtype `s` that a mixed group spans, how many
+    /// binaries sort at or above the smallest binary of that length and subtype `s` (zero
+    /// bytes). The server orders binaries by length, then subtype, then bytes, so those counts
+    /// differ by the number of values of each subtype.
+    fn subtypes(&self, depth: usize) -> Vec<Document> {
+        let mut lengths = BTreeSet::new();
+        let mut subtypes = BTreeSet::new();
+        for (_, mixed) in self.mixed_at(depth) {
+            lengths.insert(mixed.len);
+            subtypes.extend(mixed.low..=mixed.high);
+        }
+        let is_binary = bson::bson!({"$eq": ["$t", "binData"]});
+        let mut group = doc! {"_id": {
+            "p": "$p",
+            "x": {"$cond": [is_binary.clone(), {"$binarySize": "$v"}, null]},
+        }};
+        for subtype in subtypes {
+            let branches: Vec<Bson> = lengths
+                .iter()
+                .map(|len| {
+                    let floor = Bson::Binary(bson::Binary {
+                        subtype: subtype.into(),
+                        bytes: vec![0; *len as usize],
+                    });
+                    bson::bson!({
+                        "case": {"$eq": [{"$binarySize": "$v"}, *len as i64]},
+                        "then": {"$literal": floor},
+                    })
+                })
+                .collect();
+            let floor = bson::bson!({"$switch": {"branches": branches, "default": null}});
+            // `$cond` evaluates one branch only: `$binarySize` sees binaries alone.
+            group.insert(
+                format!("s{subtype}"),
+                doc! {"$sum": {"$cond": [
+                    is_binary.clone(),
+                    {"$cond": [{"$gte": ["$v", floor]}, 1, 0]},
+                    0,
+                ]}},
+            );
+        }
+        let mut stages = self.explode(depth);
+        stages.push(Self::typed());
+        stages.push(doc! {"$group": group});
+        stages
+    }
+
+    fn add_subtypes(&mut self, row: &Document) -> Result<(), StatsError> {
+        let bad = |what: &str| malformed("subtypes", what, row);
+        let key = row.get_document("_id").map_err(|_| bad("no _id"))?;
+        let path = Self::path_of(key.get("p")).ok_or_else(|| bad("no path p"))?;
+        let Some(len) = count(key.get("x")) else {
+            return Ok(());
+        };
+        let Some(flat) = self.flats.get_mut(&path) else {
+            return Ok(());
+        };
+        let Some(at) = flat.mixed.iter().position(|m| m.len == len) else {
+            return Ok(());
+        };
+        let mixed = flat.mixed.remove(at);
+        let at_least = |s: u8| count(row.get(format!("s{s}")));
+        for subtype in mixed.low..=mixed.high {
+            let here = at_least(subtype).ok_or_else(|| bad("no count per subtype"))?;
+            let above = if subtype == mixed.high {
+                0
+            } else {
+                at_least(subtype + 1).ok_or_else(|| bad("no count per subtype"))?
+            };
+            let n = here.saturating_sub(above);
+            if n > 0 {
+                *flat.node.binary_subtypes.entry(subtype).or_default() += n;
+                if subtype == 4 && len != 16 {
+                    flat.node.bad_uuids += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Per path: how many distinct strings, and up to [`MAX_DISTINCT`] + 2 of them (one slot
     /// for the null of the non-strings' group).
     fn distinct(&self, depth: usize) -> Vec<Document> {
@@ -431,6 +543,8 @@ impl ServerCensus {
                 Stage::Totals => Request::Aggregate(Self::totals()),
                 Stage::Keys(depth) => Request::Aggregate(self.keys(depth)),
                 Stage::Stats(depth) => Request::Aggregate(self.stats(depth)),
+                Stage::BinaryOrder(_) => Request::Aggregate(Self::binary_order_probe()),
+                Stage::Subtypes(depth) => Request::Aggregate(self.subtypes(depth)),
                 Stage::Distinct(depth) => {
                     let strings = self.flats.iter().any(|(p, f)| {
                         p.len() == depth
@@ -455,6 +569,35 @@ impl ServerCensus {
                 Stage::Done => return None,
             });
         }
+    }
+
+    /// After the statistics of a depth: the subtype pass when binaries of one length mixed
+    /// subtypes there (and the server orders binaries as MongoDB does), then the strings.
+    fn after_stats(&self, depth: usize) -> Stage {
+        if self.binary_order == Some(true) && self.mixed_at(depth).next().is_some() {
+            Stage::Subtypes(depth)
+        } else {
+            Stage::Distinct(depth)
+        }
+    }
+
+    /// One row telling whether binaries sort by length first (a 1-byte binary of subtype 4
+    /// below a 2-byte one of subtype 0) and then by subtype before bytes (subtype 0 with byte
+    /// 0xff below subtype 4 with byte 0), as the manual's comparison order says.
+    fn binary_order_probe() -> Vec<Document> {
+        let bin = |subtype: u8, bytes: &[u8]| {
+            Bson::Binary(bson::Binary {
+                subtype: subtype.into(),
+                bytes: bytes.to_vec(),
+            })
+        };
+        vec![
+            doc! {"$limit": 1},
+            doc! {"$replaceWith": {
+                "lengthFirst": {"$lt": [{"$literal": bin(4, &[0xff])}, {"$literal": bin(0, &[0, 0])}]},
+                "subtypeThenBytes": {"$lt": [{"$literal": bin(0, &[0xff])}, {"$literal": bin(4, &[0])}]},
+            }},
+        ]
     }
 
     fn after_distinct(&self, depth: usize) -> Stage {
@@ -514,11 +657,30 @@ impl ServerCensus {
                 for row in &rows {
                     self.add_stats(row)?;
                 }
+                let binaries = self
+                    .flats
+                    .iter()
+                    .any(|(p, f)| p.len() == depth && f.node.types.get(BsonType::BinData) > 0);
                 if rows.is_empty() {
                     Stage::Order
+                } else if binaries && self.binary_order.is_none() {
+                    Stage::BinaryOrder(depth)
                 } else {
-                    Stage::Distinct(depth)
+                    self.after_stats(depth)
                 }
+            }
+            Stage::BinaryOrder(depth) => {
+                let holds = |field: &str| rows.first().and_then(|r| r.get_bool(field).ok());
+                self.binary_order = Some(
+                    holds("lengthFirst") == Some(true) && holds("subtypeThenBytes") == Some(true),
+                );
+                self.after_stats(depth)
+            }
+            Stage::Subtypes(depth) => {
+                for row in &rows {
+                    self.add_subtypes(row)?;
+                }
+                Stage::Distinct(depth)
             }
             Stage::Distinct(depth) => {
                 for row in &rows {
@@ -616,10 +778,13 @@ impl ServerCensus {
             (BsonType::BinData, Some(Bson::Binary(min)), Some(Bson::Binary(max))) => {
                 let len = min.bytes.len() as u64;
                 let (low, high) = (u8::from(min.subtype), u8::from(max.subtype));
-                flat.binaries.push((len, low, high));
-                *node.binary_subtypes.entry(low).or_default() += n;
-                if low == 4 && len != 16 {
-                    node.bad_uuids += n;
+                if low == high {
+                    *node.binary_subtypes.entry(low).or_default() += n;
+                    if low == 4 && len != 16 {
+                        node.bad_uuids += n;
+                    }
+                } else {
+                    flat.mixed.push(Mixed { len, low, high });
                 }
             }
             (BsonType::Array, ..) => {
@@ -704,15 +869,25 @@ impl ServerCensus {
     ///
     /// # Errors
     /// [`StatsError::MixedBinarySubtypes`] when binaries of one length at one path have several
-    /// subtypes.
+    /// subtypes and the subtype pass did not count them; [`StatsError::BinaryOrder`] when the
+    /// collection holds binaries and the server does not order them as MongoDB does.
     pub fn finish(mut self) -> Result<Census, StatsError> {
+        if self.binary_order == Some(false) {
+            let first = self
+                .flats
+                .iter()
+                .find(|(_, f)| f.node.types.get(BsonType::BinData) > 0);
+            if let Some((path, _)) = first {
+                return Err(StatsError::BinaryOrder { path: dotted(path) });
+            }
+        }
         for (path, flat) in &self.flats {
-            if let Some((len, low, high)) = flat.binaries.iter().find(|(_, l, h)| l != h) {
+            if let Some(mixed) = flat.mixed.first() {
                 return Err(StatsError::MixedBinarySubtypes {
                     path: dotted(path),
-                    len: *len,
-                    low: *low,
-                    high: *high,
+                    len: mixed.len,
+                    low: mixed.low,
+                    high: mixed.high,
                 });
             }
         }
@@ -902,28 +1077,66 @@ mod tests {
         assert!(error.to_string().contains("totals"), "{error}");
     }
 
-    #[test]
-    fn mixed_binary_subtypes_are_refused_with_the_path() {
-        let mut server = ServerCensus::new();
-        server.answer(vec![doc! {"n": 1, "largest": 10}]).unwrap();
-        server.answer(Vec::new()).unwrap(); // keys
+    /// Drives a census through a collection of one document whose path `b` held binaries of
+    /// 16 bytes with subtypes 0 to 4, answering the subtype pass with `subtypes` (`None`: the
+    /// server sorts binaries otherwise, and no subtype pass is asked).
+    fn mixed_binaries(subtypes: Option<Vec<Document>>) -> Result<Census, StatsError> {
         let bin = |s: u8| {
             Bson::Binary(bson::Binary {
                 subtype: s.into(),
                 bytes: vec![0; 16],
             })
         };
-        server
-            .answer(vec![doc! {
+        let mut server = ServerCensus::new();
+        let mut answers = vec![
+            vec![doc! {"n": 1, "largest": 10}],
+            Vec::new(), // keys at depth 1
+            vec![doc! {
                 "_id": {"p": ["b"], "t": "binData", "x": 16},
-                "n": 2, "first": {"id": 1, "o": [0_i64]}, "min": bin(0), "max": bin(4),
-            }])
-            .unwrap();
-        let error = server.finish().unwrap_err();
+                "n": 3, "first": {"id": 1, "o": [0_i64]}, "min": bin(0), "max": bin(4),
+            }],
+            vec![doc! {"lengthFirst": true, "subtypeThenBytes": subtypes.is_some()}],
+        ];
+        answers.extend(subtypes);
+        answers.extend([
+            Vec::new(), // keys at depth 2
+            Vec::new(), // stats at depth 2
+            vec![doc! {"_id": 1}],
+        ]);
+        let mut answers = answers.into_iter();
+        while let Some(request) = server.next_request() {
+            if let Request::Aggregate(pipeline) = &request {
+                if format!("{pipeline:?}").contains("\"s3\"") {
+                    // The subtype pass probes every subtype the mixed group spans.
+                    assert!(format!("{pipeline:?}").contains("\"s4\""));
+                }
+            }
+            server.answer(answers.next().expect("a request too many"))?;
+        }
+        server.finish()
+    }
+
+    #[test]
+    fn mixed_binary_subtypes_are_counted_from_the_servers_order() {
+        // 3 values: subtypes 0, 0 and 4 (at or above subtype s: 3, 1, 1, 1, 1).
+        let row = doc! {"_id": {"p": ["b"], "x": 16}, "s0": 3, "s1": 1, "s2": 1, "s3": 1, "s4": 1};
+        let census = mixed_binaries(Some(vec![row])).unwrap();
+        let b = census.field(&["b"]).unwrap();
+        assert_eq!(b.binary_subtypes, BTreeMap::from([(0, 2), (4, 1)]));
+        assert_eq!(b.bad_uuids, 0);
+        let error = mixed_binaries(Some(Vec::new())).unwrap_err();
         assert!(
             error
                 .to_string()
                 .starts_with("path b: binary values of 16 bytes"),
+            "{error}"
+        );
+        // A server that sorts bytes before subtypes: no subtype pass, and a refusal saying why.
+        let error = mixed_binaries(None).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("path b: the server orders binary values otherwise"),
             "{error}"
         );
     }

@@ -53,7 +53,8 @@ async fn aggregate(
     .await
 }
 
-/// The census of `collection`, computed by the server.
+/// The census of `collection`, computed by the server; `max_time` bounds all its aggregations
+/// together (each is given what is left), as it bounds the one `find` of a full scan.
 ///
 /// # Errors
 /// An aggregation fails (a server without an operator the pipelines use names it), or its
@@ -63,8 +64,12 @@ pub(super) async fn census(
     collection: &str,
     max_time: Duration,
 ) -> anyhow::Result<Census> {
+    let deadline = std::time::Instant::now() + max_time;
     let mut server = ServerCensus::new();
     while let Some(request) = server.next_request() {
+        // What is left of the limit; at least a millisecond, so an expired one fails on the
+        // server with MaxTimeMSExpired rather than here.
+        let max_time = deadline.saturating_duration_since(std::time::Instant::now());
         let rows = match request {
             Request::Aggregate(pipeline) => aggregate(db, collection, pipeline, max_time).await?,
             Request::NaturalOrder(ids) => {

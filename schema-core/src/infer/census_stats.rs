@@ -541,6 +541,20 @@ impl ServerCensus {
         loop {
             return Some(match self.stage {
                 Stage::Totals => Request::Aggregate(Self::totals()),
+                // Nothing to look into below the last depth that held objects or arrays.
+                Stage::Keys(depth)
+                    if depth > 1 && !self.holds_at(depth - 1, &[BsonType::Object]) =>
+                {
+                    self.stage = Stage::Stats(depth);
+                    continue;
+                }
+                Stage::Stats(depth)
+                    if depth > 1
+                        && !self.holds_at(depth - 1, &[BsonType::Object, BsonType::Array]) =>
+                {
+                    self.stage = Stage::Order;
+                    continue;
+                }
                 Stage::Keys(depth) => Request::Aggregate(self.keys(depth)),
                 Stage::Stats(depth) => Request::Aggregate(self.stats(depth)),
                 Stage::BinaryOrder(_) => Request::Aggregate(Self::binary_order_probe()),
@@ -598,6 +612,13 @@ impl ServerCensus {
                 "subtypeThenBytes": {"$lt": [{"$literal": bin(0, &[0xff])}, {"$literal": bin(4, &[0])}]},
             }},
         ]
+    }
+
+    /// Whether a path at `depth` held a value of one of `kinds`.
+    fn holds_at(&self, depth: usize, kinds: &[BsonType]) -> bool {
+        self.flats
+            .iter()
+            .any(|(p, f)| p.len() == depth && kinds.iter().any(|k| f.node.types.get(*k) > 0))
     }
 
     fn after_distinct(&self, depth: usize) -> Stage {
@@ -1098,11 +1119,8 @@ mod tests {
             vec![doc! {"lengthFirst": true, "subtypeThenBytes": subtypes.is_some()}],
         ];
         answers.extend(subtypes);
-        answers.extend([
-            Vec::new(), // keys at depth 2
-            Vec::new(), // stats at depth 2
-            vec![doc! {"_id": 1}],
-        ]);
+        // Depth 1 held no object or array: nothing is asked of depth 2.
+        answers.push(vec![doc! {"_id": 1}]);
         let mut answers = answers.into_iter();
         while let Some(request) = server.next_request() {
             if let Request::Aggregate(pipeline) = &request {
@@ -1113,6 +1131,7 @@ mod tests {
             }
             server.answer(answers.next().expect("a request too many"))?;
         }
+        assert_eq!(answers.next(), None, "every answer was asked for");
         server.finish()
     }
 

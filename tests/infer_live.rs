@@ -335,3 +335,134 @@ fn what_infer_declares_from_a_deployment_is_in_sync_with_it() {
     );
     assert_eq!(server.write_commands(), vec![]);
 }
+
+/// `MONGODB_URI` when set (CI's live step), else `None` with the reason printed.
+fn live_uri() -> Option<String> {
+    match std::env::var("MONGODB_URI") {
+        Ok(uri) if !uri.is_empty() => Some(uri),
+        _ => {
+            println!("skipped: MONGODB_URI not set");
+            None
+        }
+    }
+}
+
+/// Runs `command` on `db` of the deployment at `uri`; the server's code when it refuses.
+fn live_command(uri: &str, db: &str, command: Document) -> Result<Document, String> {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let client = mongodb::Client::with_uri_str(uri).await.unwrap();
+        client
+            .database(db)
+            .run_command(command)
+            .await
+            .map_err(|e| match *e.kind {
+                mongodb::error::ErrorKind::Command(ref c) => {
+                    format!("code {}: {}", c.code, c.message)
+                }
+                _ => panic!("the server did not answer: {e}"),
+            })
+    })
+}
+
+/// One aggregation per stage or operator `--server-side` uses, run on a one-document
+/// collection; the first the server refuses, with its reply.
+fn server_side_lacks(uri: &str, db: &str) -> Option<String> {
+    let probes: [(&str, Document); 8] = [
+        ("$replaceWith", doc! {"$replaceWith": {"v": "$$ROOT"}}),
+        ("$set", doc! {"$set": {"t": {"$type": "$a"}}}),
+        (
+            "$objectToArray",
+            doc! {"$set": {"kv": {"$objectToArray": "$$ROOT"}}},
+        ),
+        (
+            "$unwind includeArrayIndex",
+            doc! {"$unwind": {"path": "$xs", "includeArrayIndex": "i"}},
+        ),
+        (
+            "$switch and $isArray",
+            doc! {"$set": {"s": {"$switch": {"branches": [{"case": {"$isArray": "$xs"}, "then": {"$size": "$xs"}}], "default": null}}}},
+        ),
+        (
+            "$strLenCP, $strLenBytes, $binarySize, $bsonSize",
+            doc! {"$set": {"a": {"$strLenCP": "$s"}, "b": {"$strLenBytes": "$s"}, "c": {"$binarySize": "$s"}, "d": {"$bsonSize": "$$ROOT"}}},
+        ),
+        (
+            "$group with $first, $min, $max",
+            doc! {"$group": {"_id": {"p": ["$s"]}, "n": {"$sum": 1}, "f": {"$first": {"id": "$_id"}}, "lo": {"$min": "$s"}, "hi": {"$max": "$s"}}},
+        ),
+        (
+            "$firstN",
+            doc! {"$group": {"_id": null, "v": {"$firstN": {"input": "$s", "n": 2}}}},
+        ),
+    ];
+    for (name, stage) in probes {
+        let reply = live_command(
+            uri,
+            db,
+            doc! {"aggregate": "probe", "pipeline": [stage], "cursor": {}},
+        );
+        if let Err(why) = reply {
+            return Some(format!("{name} ({why})"));
+        }
+    }
+    None
+}
+
+#[test]
+fn server_side_agrees_with_a_full_scan_on_a_live_server() {
+    let Some(uri) = live_uri() else { return };
+    let db = format!("mongo_schema_infer_server_side_{}", std::process::id());
+    let insert = |name: &str, docs: Vec<Document>| {
+        live_command(&uri, &db, doc! {"insert": name, "documents": docs}).unwrap();
+    };
+    insert("probe", vec![doc! {"_id": 1, "s": "é", "xs": [1, 2]}]);
+    let lacks = server_side_lacks(&uri, &db);
+    if let Some(what) = &lacks {
+        println!("skipped: server lacks {what}");
+    } else {
+        insert("orders", orders());
+        insert("events", events());
+        insert("users", users());
+        let bins: Vec<Document> = (0..20_i32)
+            .map(|i| {
+                let subtype = [0_u8, 3, 4, 0x80][(i % 4) as usize];
+                let b = bson::Binary {
+                    subtype: subtype.into(),
+                    bytes: vec![(i * 13 % 256) as u8; 16],
+                };
+                doc! {"_id": i, "b": b}
+            })
+            .collect();
+        insert("bins", bins);
+        for collection in ["orders", "events", "users", "bins"] {
+            let args = [
+                "--uri",
+                uri.as_str(),
+                "--db",
+                db.as_str(),
+                "--collection",
+                collection,
+                "--format",
+                "json",
+            ];
+            let (a, local, local_err) = cli(&args);
+            let mut with = args.to_vec();
+            with.push("--server-side");
+            let (b, remote, err) = cli(&with);
+            if err.contains("the server orders binary values otherwise than MongoDB") {
+                // SecantusDB compares binaries by bytes before subtype.
+                println!("skipped: server lacks MongoDB's order of binary values ({collection})");
+                assert_eq!(b, Outcome::Failed);
+                continue;
+            }
+            assert_eq!(
+                (a, b),
+                (Outcome::Clean, Outcome::Clean),
+                "{local_err}\n{err}"
+            );
+            assert_eq!(remote, local, "{collection}");
+        }
+    }
+    let _ = live_command(&uri, &db, doc! {"dropDatabase": 1});
+}

@@ -370,6 +370,10 @@ pub struct InferArgs {
     /// Server-side time limit (`maxTimeMS`) of each scan of a live collection.
     #[arg(long, default_value = "10m", value_parser = parse_duration, value_name = "DURATION")]
     pub max_time: Duration,
+    /// Count the census in the server's aggregation framework (only statistics travel), and
+    /// the proof with a `$jsonSchema` query, instead of reading every document.
+    #[arg(long, conflicts_with = "sample")]
+    pub server_side: bool,
     /// Write strings with few distinct values as enums.
     #[arg(long)]
     pub enums: bool,

@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+mod aggregate;
 mod builds;
 mod collation;
 mod commands;

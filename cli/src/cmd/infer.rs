@@ -5,10 +5,12 @@
 //!
 //! Two passes: the census, then the proof against the predicted validator. Files and stdin go
 //! through `validate`'s streaming pipeline (`scan`: every core, flat memory, a progress bar on
-//! a terminal); live collections through the driver (`live`).
+//! a terminal); live collections through the driver (`live`), or counted by the server's
+//! aggregation framework with `--server-side` (`server_side`).
 
 mod live;
 mod scan;
+mod server_side;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,11 @@ pub fn run(args: &InferArgs, console: &mut Console) -> anyhow::Result<Outcome> {
     } else {
         if args.sample.is_some() {
             bail!("--sample reads a live collection: give --uri instead of files");
+        }
+        if args.server_side {
+            bail!(
+                "--server-side counts a live collection on its server: give --uri instead of files"
+            );
         }
         vec![from_files(args, &options)?]
     };
@@ -218,14 +225,24 @@ fn from_deployment(args: &InferArgs, options: &Options) -> anyhow::Result<Vec<Co
             .live_specs()?;
         let mut collected = Vec::new();
         for name in names {
-            let (census, kept) = live::census(db, &name, read).await?;
+            let (census, kept) = if args.server_side {
+                let census = server_side::census(db, &name, args.max_time).await?;
+                (census, Vec::new())
+            } else {
+                live::census(db, &name, read).await?
+            };
             let inference = match specs.iter().find(|s| s.name == name) {
                 Some(spec) => infer::infer_live(&census, spec, options)?,
                 // Dropped between the listings: the types alone.
                 None => infer::infer(&census, &name, options)?,
             };
             let mut proof = Proof::new(&inference.validator).context("the predicted validator")?;
-            live::prove(db, &name, read, &kept, &mut proof).await?;
+            if args.server_side {
+                server_side::prove(db, &name, &inference.validator, &mut proof, args.max_time)
+                    .await?;
+            } else {
+                live::prove(db, &name, read, &kept, &mut proof).await?;
+            }
             collected.push(Collected {
                 collection: name,
                 census,
@@ -343,6 +360,7 @@ mod tests {
             },
             sample: None,
             max_time: std::time::Duration::from_secs(5),
+            server_side: false,
             enums: false,
             format: InferFormat::Text,
             out: None,

@@ -60,6 +60,12 @@ impl TypeCounts {
         self.seen().all(|(k, _)| kinds.contains(&k))
     }
 
+    /// Counts `n` more values of `kind` (a census assembled from a server's statistics,
+    /// [`super::census_stats`]).
+    pub fn add(&mut self, kind: BsonType, n: u64) {
+        self.0[kind as usize] += n;
+    }
+
     fn merge(&mut self, other: &TypeCounts) {
         for (a, b) in self.0.iter_mut().zip(other.0) {
             *a += b;
@@ -116,14 +122,30 @@ impl<T: PartialOrd + Copy> Range<T> {
 pub struct Lengths {
     /// Shortest and longest array.
     pub range: Option<Range<u64>>,
-    buckets: [u64; 32],
+    buckets: [u64; Lengths::BUCKETS],
 }
 
 impl Lengths {
+    /// How many buckets the histogram has.
+    pub const BUCKETS: usize = 32;
+
+    /// The bucket a length is counted in: 0 for the empty arrays, `i` for lengths in
+    /// `[2^(i-1), 2^i)`, the last for every longer one.
+    pub fn bucket_of(len: u64) -> usize {
+        ((u64::BITS - len.leading_zeros()) as usize).min(Self::BUCKETS - 1)
+    }
+
+    /// Counts `n` arrays whose lengths fall in `bucket` and lie within `range` (a census
+    /// assembled from a server's statistics, [`super::census_stats`]); a bucket past the last
+    /// counts in the last.
+    pub fn add_bucket(&mut self, bucket: usize, n: u64, range: Range<u64>) {
+        Range::merge(&mut self.range, Some(range));
+        self.buckets[bucket.min(Self::BUCKETS - 1)] += n;
+    }
+
     fn add(&mut self, len: u64) {
         Range::widen(&mut self.range, len);
-        let bucket = (u64::BITS - len.leading_zeros()) as usize;
-        self.buckets[bucket.min(self.buckets.len() - 1)] += 1;
+        self.buckets[Self::bucket_of(len)] += 1;
     }
 
     fn merge(&mut self, other: &Lengths) {

@@ -25,6 +25,7 @@
 //! Not yet: schema-version detection (issue 13).
 
 pub mod census;
+pub mod census_stats;
 mod declare;
 pub mod model;
 mod names;

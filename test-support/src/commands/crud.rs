@@ -175,10 +175,10 @@ pub(crate) fn count(state: &mut State, cx: &Context<'_>) -> Result<Document, Com
     Ok(doc! {"n": n as i32, "ok": 1.0})
 }
 
-/// Source: the manual's `aggregate` page and the stage pages for `$match`, `$count`, `$group`
-/// (`_id` a constant or `"$path"`, accumulators `$sum` and `$count`), `$limit`, `$skip`,
+/// Source: the manual's `aggregate` page and the stage pages for `$match`, `$count`, `$limit`, `$skip`,
 /// `$sample` (here: the first N, deterministic), `$sort`, `$project`; unknown stages fail with
-/// 40324 "Unrecognized pipeline stage name".
+/// 40324 "Unrecognized pipeline stage name". `$group`, `$unwind`, `$set` and `$replaceWith` are
+/// `crate::aggregate`'s.
 pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document, CommandError> {
     let name = match cx.body.get("aggregate") {
         Some(Bson::String(name)) => name.clone(),
@@ -225,6 +225,11 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
                 "A pipeline stage specification object must contain exactly one field.",
             ));
         };
+        // `$group`, `$unwind`, `$set`, `$replaceWith` with expressions: the aggregate module.
+        if let Some(result) = crate::aggregate::stage(op, arg, &docs) {
+            docs = result?;
+            continue;
+        }
         docs = match (op.as_str(), arg) {
             ("$match", Bson::Document(filter)) => {
                 matcher::check(filter, evaluator.as_deref())?;
@@ -279,7 +284,6 @@ pub(crate) fn aggregate(state: &mut State, cx: &Context<'_>) -> Result<Document,
                 .iter()
                 .map(|d| project(d, spec))
                 .collect::<Result<_, _>>()?,
-            ("$group", Bson::Document(spec)) => group(&docs, spec)?,
             ("$indexStats", arg) => super::index_stats::stage(state, cx.db, &name, arg, position)?,
             ("$collStats", arg) => super::coll_stats::stage(state, cx.db, &name, arg, position)?,
             (other, _) if ["$out", "$merge"].contains(&other) => {
@@ -381,62 +385,4 @@ fn project(doc: &Document, spec: &Document) -> Result<Document, CommandError> {
         }
     }
     Ok(out)
-}
-
-fn evaluate_expression(doc: &Document, expression: &Bson) -> Bson {
-    match expression {
-        Bson::String(path) if path.starts_with('$') => lookup(doc, &path[1..])
-            .first()
-            .map(|v| (*v).clone())
-            .unwrap_or(Bson::Null),
-        other => other.clone(),
-    }
-}
-
-fn group(docs: &[Document], spec: &Document) -> Result<Vec<Document>, CommandError> {
-    let id_expression = spec
-        .get("_id")
-        .cloned()
-        .ok_or_else(|| CommandError::new(15955, "a group specification must include an _id"))?;
-    let mut groups: Vec<(Bson, Document)> = Vec::new();
-    for doc in docs {
-        let key = evaluate_expression(doc, &id_expression);
-        let at = match groups.iter().position(|(k, _)| values_equal(k, &key)) {
-            Some(at) => at,
-            None => {
-                groups.push((key.clone(), doc! {"_id": key}));
-                groups.len() - 1
-            }
-        };
-        let accumulated = &mut groups[at].1;
-        for (field, accumulator) in spec.iter().filter(|(k, _)| *k != "_id") {
-            let Bson::Document(accumulator) = accumulator else {
-                return Err(CommandError::new(
-                    40234,
-                    format!("The field '{field}' must be an accumulator object"),
-                ));
-            };
-            let added = match accumulator.iter().next() {
-                Some((op, arg)) if op == "$sum" => {
-                    number(&evaluate_expression(doc, arg)).unwrap_or(0.0)
-                }
-                Some((op, _)) if op == "$count" => 1.0,
-                Some((op, _)) => {
-                    return Err(CommandError::new(
-                        15952,
-                        format!("unknown group operator '{op}'"),
-                    ));
-                }
-                None => 0.0,
-            };
-            let total = accumulated.get(field).and_then(number).unwrap_or(0.0) + added;
-            let value = if total.fract() == 0.0 && total.abs() < f64::from(i32::MAX) {
-                Bson::Int32(total as i32)
-            } else {
-                Bson::Double(total)
-            };
-            accumulated.insert(field.clone(), value);
-        }
-    }
-    Ok(groups.into_iter().map(|(_, doc)| doc).collect())
 }

@@ -114,7 +114,7 @@ async fn each_document(
 }
 
 /// `maxTimeMS` as the server reads it (a positive 32-bit count of milliseconds).
-fn millis(duration: Duration) -> i64 {
+pub(super) fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis())
         .unwrap_or(i64::MAX)
         .clamp(1, i64::from(i32::MAX))

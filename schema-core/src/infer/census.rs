@@ -530,6 +530,109 @@ impl Partition {
     }
 }
 
+/// The largest value a schema-version field may hold: versions are small whole numbers.
+pub const MAX_VERSION: i64 = 9999;
+
+/// How many root fields with version-like names get a census per value (the first seen).
+pub const MAX_VERSION_FIELDS: usize = 4;
+
+/// Whether a root field's name reads as a schema version: `v`, `ver`, `version`, `rev`, or any
+/// name ending in `version` once case, `_` and `-` are set aside (`schemaVersion`,
+/// `schema_version`, `doc-version`). Only such fields get a census per value; whether one
+/// really is a schema version the data decides (`infer::model`). Mongoose's `__v` is not one:
+/// it counts a document's array rewrites for optimistic concurrency (its `versionKey` option).
+pub fn is_version_name(key: &str) -> bool {
+    if key == "__v" || key.len() > 40 {
+        return false;
+    }
+    let mut folded = [0u8; 40];
+    let mut n = 0;
+    for b in key.bytes().filter(|b| *b != b'_' && *b != b'-') {
+        folded[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let folded = &folded[..n];
+    matches!(folded, b"v" | b"ver" | b"vers" | b"rev" | b"revision") || folded.ends_with(b"version")
+}
+
+/// A census per value of one root field whose name reads as a schema version
+/// ([`is_version_name`]): the evidence that the documents of each version have a shape of
+/// their own. Kept while every value is a whole number (`int` or `long`) from 0 to
+/// [`MAX_VERSION`], at most [`MAX_VARIANTS`] of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Versions {
+    /// Per value, in the order first seen, the documents holding it, counted as the census
+    /// root counts them; `None` once the field cannot be a version.
+    pub values: Option<IndexMap<i64, Node>>,
+    /// The documents without the field, counted the same way.
+    pub absent: Node,
+}
+
+impl Versions {
+    /// Starts tracking a field first seen after the documents `before` (which all lack it).
+    fn starting_after(before: &Node) -> Versions {
+        Versions {
+            values: Some(IndexMap::new()),
+            absent: before.clone(),
+        }
+    }
+
+    /// Counts one document whose field holds `value`.
+    fn add(&mut self, value: RawBsonRef<'_>, doc: &RawDocument) -> Result<(), bson::error::Error> {
+        let Some(values) = &mut self.values else {
+            return Ok(());
+        };
+        let number = match value {
+            RawBsonRef::Int32(n) => i64::from(n),
+            RawBsonRef::Int64(n) => n,
+            _ => -1,
+        };
+        if !(0..=MAX_VERSION).contains(&number)
+            || (!values.contains_key(&number) && values.len() == MAX_VARIANTS)
+        {
+            self.stop();
+            return Ok(());
+        }
+        add_root(values.entry(number).or_default(), doc)
+    }
+
+    fn stop(&mut self) {
+        self.values = None;
+        self.absent = Node::default();
+    }
+
+    /// Adds `other`'s counts; `other_root` is the root of `other`'s census, for when `other`
+    /// never saw the field (all its documents lack it).
+    fn merge(&mut self, other: Option<&Versions>, other_root: &Node) {
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        let Some(other) = other else {
+            self.absent.merge(other_root);
+            return;
+        };
+        let Some(theirs) = &other.values else {
+            self.stop();
+            return;
+        };
+        for (value, node) in theirs {
+            values.entry(*value).or_default().merge(node);
+        }
+        if values.len() > MAX_VARIANTS {
+            self.stop();
+            return;
+        }
+        self.absent.merge(&other.absent);
+    }
+}
+
+/// Counts one document into a census root node.
+fn add_root(root: &mut Node, doc: &RawDocument) -> Result<(), bson::error::Error> {
+    root.count += 1;
+    root.types.0[BsonType::Object as usize] += 1;
+    root.add_fields(doc, 1).map(|_| ())
+}
+
 /// The census of a collection: one [`Node`] tree rooted at the documents.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Census {
@@ -544,6 +647,9 @@ pub struct Census {
     /// Per root field, field presence per value (discriminator candidates); empty once the
     /// root's names look like data (more than [`MAX_FIELDS`]), as they then are for the root.
     pub partitions: IndexMap<String, Partition>,
+    /// Per root field whose name reads as a schema version, a census per value (schema-version
+    /// candidates); empty once the root's names look like data.
+    pub versions: IndexMap<String, Versions>,
 }
 
 impl Census {
@@ -569,12 +675,48 @@ impl Census {
     pub fn add(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
         self.documents += 1;
         self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
+        // Before the root counts it: a version field seen for the first time starts its
+        // census of absent documents from the root as it was.
+        self.count_versions(doc)?;
         self.root.count += 1;
         self.root.types.0[BsonType::Object as usize] += 1;
         if self.root.add_fields(doc, 1)? {
             self.too_deep += 1;
         }
         self.partition(doc)
+    }
+
+    /// Counts the document under the value of each root field whose name reads as a schema
+    /// version, or as lacking the fields it does not have.
+    fn count_versions(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+        if !matches!(self.root.fields, Fields::Named(_)) {
+            self.versions.clear();
+            return Ok(());
+        }
+        // Which tracked fields this document has.
+        let mut seen = [false; MAX_VERSION_FIELDS];
+        for element in doc {
+            let (key, value) = element?;
+            if !is_version_name(key.as_str()) {
+                continue;
+            }
+            let index = match self.versions.get_index_of(key.as_str()) {
+                Some(index) => index,
+                None if self.versions.len() == MAX_VERSION_FIELDS => continue,
+                None => {
+                    let fresh = Versions::starting_after(&self.root);
+                    self.versions.insert_full(key.as_str().to_owned(), fresh).0
+                }
+            };
+            seen[index] = true;
+            self.versions[index].add(value, doc)?;
+        }
+        for (versions, seen) in self.versions.values_mut().zip(seen) {
+            if versions.values.is_some() && !seen {
+                add_root(&mut versions.absent, doc)?;
+            }
+        }
+        Ok(())
     }
 
     /// Counts the document's root fields under the value of each of its root fields.
@@ -613,7 +755,22 @@ impl Census {
         self.documents += other.documents;
         self.too_deep += other.too_deep;
         self.largest_document = self.largest_document.max(other.largest_document);
+        let mine: Vec<String> = self.versions.keys().cloned().collect();
+        for key in &mine {
+            self.versions[key.as_str()].merge(other.versions.get(key), &other.root);
+        }
+        for (key, theirs) in &other.versions {
+            if !self.versions.contains_key(key) && self.versions.len() < MAX_VERSION_FIELDS {
+                // Every document counted here lacks the field.
+                let mut versions = Versions::starting_after(&self.root);
+                versions.merge(Some(theirs), &other.root);
+                self.versions.insert(key.clone(), versions);
+            }
+        }
         self.root.merge(&other.root);
+        if !matches!(self.root.fields, Fields::Named(_)) {
+            self.versions.clear();
+        }
         if matches!(self.root.fields, Fields::Named(_)) {
             for (key, partition) in &other.partitions {
                 self.partitions
@@ -776,6 +933,52 @@ mod tests {
     }
 
     #[test]
+    fn version_names() {
+        for name in [
+            "v",
+            "version",
+            "schemaVersion",
+            "schema_version",
+            "doc-version",
+            "_rev",
+        ] {
+            assert!(is_version_name(name), "{name}");
+        }
+        for name in ["__v", "kind", "vendor", "versions_seen", "conversion_rate"] {
+            assert!(!is_version_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_version_field_counts_each_value_and_the_documents_without_it() {
+        let c = census(&[
+            bson::rawdoc! { "name": "a" },
+            bson::rawdoc! { "v": 2, "first": "a" },
+            bson::rawdoc! { "name": "b" },
+            bson::rawdoc! { "v": 2_i64, "first": "b", "last": "c" },
+        ]);
+        let v = &c.versions["v"];
+        let values = v.values.as_ref().unwrap();
+        assert_eq!(values.keys().copied().collect::<Vec<_>>(), [2]);
+        assert_eq!(values[&2].count, 2);
+        assert_eq!(c_field(&values[&2], "last").count, 1);
+        assert_eq!(v.absent.count, 2);
+        assert_eq!(c_field(&v.absent, "name").count, 2);
+        // A value that is not a small whole number rules the field out.
+        let c = census(&[bson::rawdoc! { "v": 1 }, bson::rawdoc! { "v": "1.2.0" }]);
+        assert_eq!(c.versions["v"].values, None);
+        let c = census(&[bson::rawdoc! { "v": MAX_VERSION + 1 }]);
+        assert_eq!(c.versions["v"].values, None);
+    }
+
+    fn c_field<'a>(node: &'a Node, key: &str) -> &'a Node {
+        match &node.fields {
+            Fields::Named(named) => &named[key],
+            Fields::Map { .. } => panic!("a map"),
+        }
+    }
+
+    #[test]
     fn merged_halves_equal_the_whole() {
         let docs: Vec<_> = (0..200)
             .map(|i| {
@@ -783,7 +986,19 @@ mod tests {
                 for k in 0..(i % 7) * 20 {
                     m.insert(format!("{k}"), i);
                 }
-                raw(bson::doc! { "i": i, "s": format!("{}", i % 40), "m": m, "xs": [i, "x"] })
+                let mut d =
+                    bson::doc! { "i": i, "s": format!("{}", i % 40), "m": m, "xs": [i, "x"] };
+                // A version field first seen late, sometimes absent, later not a version.
+                if i > 60 && i % 3 != 0 {
+                    d.insert("schemaVersion", i % 4);
+                }
+                if i > 120 && i % 5 == 0 {
+                    d.insert("v", i % 2);
+                }
+                if i == 190 {
+                    d.insert("rev", "x");
+                }
+                raw(d)
             })
             .collect();
         let whole = census(&docs);

@@ -22,10 +22,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: schema-version detection (issue 13).
+//! A root field that is a schema version (its values decide which fields the documents have)
+//! makes one struct per version, declared with `#[mongo(version(...))]`, and the `From`
+//! conversions into the current one ([`convert`]).
 
 pub mod census;
+pub mod convert;
 mod declare;
+pub mod lints;
 pub mod model;
 mod names;
 pub mod rust;

@@ -1049,6 +1049,93 @@ fn cli_report_snapshot_and_exit_codes() {
 }
 
 #[test]
+fn lints_are_findings_in_every_format_and_json_says_what_would_admit() {
+    let dir = scratch("lints");
+    let mut docs: Vec<Document> = (0..150).map(|i| doc! { "_id": i, "n": i }).collect();
+    docs[3].insert("legacy", true);
+    docs[4].insert("log", vec![1; 1200]);
+    let file = dir.join("events.bson");
+    std::fs::write(&file, bson_file(&docs)).unwrap();
+    let path = file.to_str().unwrap();
+
+    let (outcome, json, _) = cli(&[path, "--format", "json"]);
+    assert_eq!(outcome, Outcome::Clean);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let findings: Vec<(&str, &str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap(),
+                f["kind"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            ("notice", "rare-field", "legacy"),
+            ("notice", "rare-field", "log"),
+            ("warning", "unbounded-array", "log"),
+        ]
+    );
+    assert_eq!(report["proof"]["admit"], serde_json::Value::Null);
+
+    let (_, github, _) = cli(&[path, "--format", "github"]);
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), 3, "{github}");
+    assert!(
+        lines[2].starts_with(&format!(
+            "::warning file={},title=mongo-schema unbounded-array%3A events::arrays of up to 1200",
+            path.replace(':', "%3A").replace(',', "%2C")
+        )),
+        "{github}"
+    );
+
+    // With --out the source goes to the file, and the lints are still in the report.
+    let out = dir.join("src");
+    let (_, text, _) = cli(&[path, "--out", out.to_str().unwrap()]);
+    assert!(
+        text.starts_with("// note (rare-field): legacy: present in 1 of 150"),
+        "{text}"
+    );
+    let source = std::fs::read_to_string(out.join("events.rs")).unwrap();
+    assert!(
+        source.contains("\n// warning (unbounded-array): log: arrays of up to 1200"),
+        "{source}"
+    );
+
+    // Rejected documents: the JSON names what would admit them; github annotates each.
+    let deep = dir.join("deep.bson");
+    std::fs::write(&deep, bson_file(&[nested(2), nested(101)])).unwrap();
+    let deep = deep.to_str().unwrap();
+    let (outcome, json, _) = cli(&[deep, "--format", "json"]);
+    assert_eq!(outcome, Outcome::Findings);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["proof"]["admit"]["kind"], "too-deep");
+    assert!(
+        report["proof"]["admit"]["choice"]
+            .as_str()
+            .unwrap()
+            .starts_with("no choice of types can")
+    );
+    let (outcome, github, _) = cli(&[deep, "--format", "github"]);
+    assert_eq!(outcome, Outcome::Findings);
+    let errors: Vec<&str> = github
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    // The too-deep lint, then the one rejected document.
+    assert_eq!(errors.len(), 2, "{github}");
+    assert!(
+        errors[1].contains("rejects document 1") && errors[1].contains("to admit it: no choice"),
+        "{github}"
+    );
+}
+
+#[test]
 fn every_command_in_the_adopting_guide_parses() {
     let guide = std::fs::read_to_string(workspace().join("docs/adopting.md")).unwrap();
     // The standalone binary, and the application's own (`cargo run --bin mongo-schema -- ...`).

@@ -1191,6 +1191,47 @@ fn document(depth: u32) -> BoxedStrategy<Document> {
         .boxed()
 }
 
+/// A document that may carry a schema version (`v`, 1 to 3, or absent), its other fields
+/// drawn per version from a few shapes so that versions often decide them.
+fn versioned_document() -> BoxedStrategy<Document> {
+    (prop::option::of(1..4i32), document(2), any::<bool>())
+        .prop_map(|(v, mut d, long)| {
+            match v {
+                Some(v) => {
+                    let value = if long {
+                        Bson::Int64(i64::from(v))
+                    } else {
+                        Bson::Int32(v)
+                    };
+                    d.insert("v", value);
+                    d.insert(format!("only{v}"), v);
+                }
+                None => {
+                    d.insert("legacy", true);
+                }
+            }
+            d
+        })
+        .boxed()
+}
+
+proptest! {
+    #[test]
+    fn with_versions_the_census_merges_exactly_and_the_validator_accepts_every_document(
+        docs in prop::collection::vec(versioned_document(), 0..30),
+        cut in 0usize..30,
+    ) {
+        let cut = cut.min(docs.len());
+        let whole = census_of(&docs);
+        let mut merged = census_of(&docs[..cut]);
+        merged.merge(&census_of(&docs[cut..]));
+        prop_assert_eq!(&merged, &whole);
+        let inference = infer::infer(&whole, "random", &Options::default()).unwrap();
+        let proved = proof(&inference, &docs);
+        prop_assert!(proved.is_complete(), "{:?}\n{}", proved.exceptions, inference.source);
+    }
+}
+
 proptest! {
     #[test]
     fn census_of_two_halves_merged_is_the_census_of_the_whole(

@@ -474,7 +474,7 @@ impl Default for Partition {
 
 impl Partition {
     /// Counts one document whose field holds `value` and has the root fields `keys`.
-    fn add(&mut self, value: RawBsonRef<'_>, keys: &[&str]) {
+    fn add(&mut self, value: RawBsonRef<'_>, elements: &[Element<'_>]) {
         let Some(values) = &mut self.values else {
             return;
         };
@@ -496,7 +496,7 @@ impl Partition {
         let presence = &mut values[index];
         presence.documents += 1;
         let mut hint = 0;
-        for key in keys {
+        for (key, _) in elements {
             // As `Fields::slot_hinted`: the name after the previous one is tried first.
             let found = match presence.fields.get_index(hint) {
                 Some((k, _)) if k == key => Some(hint),
@@ -626,6 +626,9 @@ impl Versions {
     }
 }
 
+/// One root element, read once per document.
+type Element<'a> = (&'a str, RawBsonRef<'a>);
+
 /// Counts one document into a census root node.
 fn add_root(root: &mut Node, doc: &RawDocument) -> Result<(), bson::error::Error> {
     root.count += 1;
@@ -675,37 +678,67 @@ impl Census {
     pub fn add(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
         self.documents += 1;
         self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
+        // The root's elements are read once, for the field tree, the partitions and the
+        // versions alike (each used to walk the document again).
+        let mut elements: Vec<Element<'_>> = Vec::with_capacity(16);
+        let mut fault = None;
+        for element in doc {
+            match element {
+                Ok((key, value)) => elements.push((key.as_str(), value)),
+                Err(e) => {
+                    fault = Some(e);
+                    break;
+                }
+            }
+        }
         // Before the root counts it: a version field seen for the first time starts its
         // census of absent documents from the root as it was.
-        self.count_versions(doc)?;
+        self.count_versions(doc, &elements)?;
         self.root.count += 1;
         self.root.types.0[BsonType::Object as usize] += 1;
-        if self.root.add_fields(doc, 1)? {
+        let mut deep = false;
+        let mut hint = 0;
+        for (key, value) in &elements {
+            deep |= self
+                .root
+                .fields
+                .slot_hinted(key, &mut hint)
+                .add(*value, 1)?;
+        }
+        if deep {
             self.too_deep += 1;
         }
-        self.partition(doc)
+        if let Some(e) = fault {
+            return Err(e);
+        }
+        self.partition(&elements);
+        Ok(())
     }
 
     /// Counts the document under the value of each root field whose name reads as a schema
     /// version, or as lacking the fields it does not have.
-    fn count_versions(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+    fn count_versions(
+        &mut self,
+        doc: &RawDocument,
+        elements: &[Element<'_>],
+    ) -> Result<(), bson::error::Error> {
         if !matches!(self.root.fields, Fields::Named(_)) {
             self.versions.clear();
             return Ok(());
         }
         // Which tracked fields this document has.
         let mut seen = [false; MAX_VERSION_FIELDS];
-        for element in doc {
-            let (key, value) = element?;
-            if !is_version_name(key.as_str()) {
+        for (key, value) in elements {
+            let (key, value) = (*key, *value);
+            if !is_version_name(key) {
                 continue;
             }
-            let index = match self.versions.get_index_of(key.as_str()) {
+            let index = match self.versions.get_index_of(key) {
                 Some(index) => index,
                 None if self.versions.len() == MAX_VERSION_FIELDS => continue,
                 None => {
                     let fresh = Versions::starting_after(&self.root);
-                    self.versions.insert_full(key.as_str().to_owned(), fresh).0
+                    self.versions.insert_full(key.to_owned(), fresh).0
                 }
             };
             seen[index] = true;
@@ -720,34 +753,28 @@ impl Census {
     }
 
     /// Counts the document's root fields under the value of each of its root fields.
-    fn partition(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+    fn partition(&mut self, elements: &[Element<'_>]) {
         if !matches!(self.root.fields, Fields::Named(_)) {
             self.partitions.clear();
-            return Ok(());
-        }
-        let mut keys = Vec::new();
-        for element in doc {
-            keys.push(element?.0.as_str());
+            return;
         }
         let mut hint = 0;
-        for element in doc {
-            let (key, value) = element?;
+        for (key, value) in elements {
             let found = match self.partitions.get_index(hint) {
-                Some((k, _)) if k == key.as_str() => Some(hint),
-                _ => self.partitions.get_index_of(key.as_str()),
+                Some((k, _)) if k == key => Some(hint),
+                _ => self.partitions.get_index_of(*key),
             };
             let index = match found {
                 Some(index) => index,
                 None => {
                     self.partitions
-                        .insert_full(key.as_str().to_owned(), Partition::default())
+                        .insert_full((*key).to_owned(), Partition::default())
                         .0
                 }
             };
             hint = index + 1;
-            self.partitions[index].add(value, &keys);
+            self.partitions[index].add(*value, elements);
         }
-        Ok(())
     }
 
     /// Adds everything `other` counted: `census(a ++ b) == census(a).merge(census(b))`.

@@ -8,11 +8,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use bson::RawDocument;
-use bson::raw::{RawArray, RawBsonRef};
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::schema::BsonType;
+use crate::value::raw::{self, Bad, Elem, Iter, ty};
 
 /// How deep the census descends: the server's nesting limit for stored documents, the root
 /// document being level 1 (as [`crate::eval::MAX_DEPTH`] counts).
@@ -32,10 +32,29 @@ pub const MAX_DISTINCT_LEN: usize = 64;
 /// discriminator (one variant per value).
 pub const MAX_VARIANTS: usize = 16;
 
-/// The BSON type of a value, as the server spells it in `bsonType` (the schema IR's one table of
-/// type names; `number` never occurs here).
-fn kind_of(value: &RawBsonRef<'_>) -> BsonType {
-    BsonType::of(value.element_type())
+/// The BSON type of a value's type byte, as the server spells it in `bsonType` (the schema IR's
+/// one table of type names; `number` never occurs here).
+fn kind_of(t: u8) -> Result<BsonType, Bad> {
+    bson::spec::ElementType::from(t)
+        .map(BsonType::of)
+        .ok_or(Bad)
+}
+
+/// Names and strings must be UTF-8, as bson's reader requires.
+fn utf8(bytes: &[u8]) -> Result<&str, Bad> {
+    std::str::from_utf8(bytes).map_err(|_| Bad)
+}
+
+/// bson's error for a document the census's reader (the evaluator's, `value::raw`) found
+/// malformed, with the place and reason the evaluator's structure check gives.
+fn malformed(doc: &RawDocument) -> bson::error::Error {
+    let reason = match raw::check_structure(doc.as_bytes()) {
+        Err(m) => m.to_string(),
+        Ok(()) => "malformed BSON".to_owned(),
+    };
+    let mut error = RawDocument::from_bytes(&[]).expect_err("an empty slice is no document");
+    error.message = Some(reason);
+    error
 }
 
 /// How many values of each BSON type a path held.
@@ -243,13 +262,14 @@ impl Fields {
         }
     }
 
-    /// [`Fields::slot`], trying the field at `hint` first; `hint` becomes the next position.
-    fn slot_hinted(&mut self, key: &str, hint: &mut usize) -> &mut Node {
+    /// [`Fields::slot`] for a name's bytes, trying the field at `hint` first (a byte comparison:
+    /// a name equal to a stored one needs no UTF-8 check); `hint` becomes the next position.
+    fn slot_hinted(&mut self, name: &[u8], hint: &mut usize) -> Result<&mut Node, Bad> {
         let index = match &*self {
             Fields::Named(named) => {
                 let found = match named.get_index(*hint) {
-                    Some((k, _)) if k == key => Some(*hint),
-                    _ => named.get_index_of(key),
+                    Some((k, _)) if k.as_bytes() == name => Some(*hint),
+                    _ => named.get_index_of(utf8(name)?),
                 };
                 // A new name goes last (unless it turns the names into a map).
                 *hint = found.map_or(named.len(), |i| i) + 1;
@@ -258,8 +278,8 @@ impl Fields {
             Fields::Map { .. } => None,
         };
         match (index, self) {
-            (Some(index), Fields::Named(named)) => &mut named[index],
-            (_, fields) => fields.slot(key),
+            (Some(index), Fields::Named(named)) => Ok(&mut named[index]),
+            (_, fields) => Ok(fields.slot(utf8(name)?)),
         }
     }
 
@@ -355,69 +375,78 @@ impl Node {
 
     /// Adds one value seen at this path, `depth` being the nesting level of the value's
     /// container (the root document is level 1). Returns whether a part was too deep.
-    fn add(&mut self, value: RawBsonRef<'_>, depth: usize) -> Result<bool, bson::error::Error> {
+    ///
+    /// The value is read by the evaluator's reader (`value::raw`, which decodes only what is
+    /// asked), checked as bson's reader checks it: UTF-8 names and strings, booleans 0 or 1.
+    fn add(&mut self, t: u8, value: &[u8], depth: usize) -> Result<bool, Bad> {
         self.count += 1;
-        let kind = kind_of(&value);
+        let kind = kind_of(t)?;
         self.types.0[kind as usize] += 1;
         let mut deep = false;
-        match value {
-            RawBsonRef::String(s) => {
+        match t {
+            ty::STRING => {
+                let s = utf8(raw::str_bytes(value))?;
                 Range::widen(&mut self.string_length, s.chars().count() as u64);
                 self.strings.add(s);
             }
-            RawBsonRef::Int32(n) => Range::widen(&mut self.int, n),
-            RawBsonRef::Int64(n) => Range::widen(&mut self.long, n),
-            RawBsonRef::Double(d) if !d.is_nan() => Range::widen(&mut self.double, d),
-            RawBsonRef::DateTime(d) => Range::widen(&mut self.date, d.timestamp_millis()),
-            RawBsonRef::Binary(b) => {
-                let subtype = u8::from(b.subtype);
+            ty::INT32 => Range::widen(&mut self.int, raw::i32_of(value)),
+            ty::INT64 => Range::widen(&mut self.long, raw::i64_of(value)),
+            ty::DOUBLE => {
+                let d = raw::f64_of(value);
+                if !d.is_nan() {
+                    Range::widen(&mut self.double, d);
+                }
+            }
+            ty::DATE => Range::widen(&mut self.date, raw::i64_of(value)),
+            ty::BINARY => {
+                // Length, subtype, bytes (`value_len` counted 5 + the length).
+                let subtype = value[4];
                 *self.binary_subtypes.entry(subtype).or_default() += 1;
-                if subtype == 4 && b.bytes.len() != 16 {
+                if subtype == 4 && value.len() - 5 != 16 {
                     self.bad_uuids += 1;
                 }
             }
-            RawBsonRef::Document(doc) => {
-                if depth + 1 > MAX_DEPTH {
-                    self.too_deep += 1;
-                    deep = true;
-                } else {
-                    deep = self.add_fields(doc, depth + 1)?;
-                }
+            ty::BOOL if value[0] > 1 => return Err(Bad),
+            ty::CODE | ty::SYMBOL => {
+                utf8(raw::str_bytes(value))?;
             }
-            RawBsonRef::Array(array) => {
-                if depth + 1 > MAX_DEPTH {
-                    self.too_deep += 1;
-                    deep = true;
-                } else {
-                    deep = self.add_elements(array, depth + 1)?;
-                }
+            // Pattern and options, each NUL-terminated.
+            ty::REGEX => {
+                utf8(value)?;
             }
+            ty::DOCUMENT | ty::ARRAY if depth + 1 > MAX_DEPTH => {
+                self.too_deep += 1;
+                deep = true;
+            }
+            ty::DOCUMENT => deep = self.add_fields(value, depth + 1)?,
+            ty::ARRAY => deep = self.add_elements(value, depth + 1)?,
             _ => {}
         }
         Ok(deep)
     }
 
-    fn add_fields(&mut self, doc: &RawDocument, depth: usize) -> Result<bool, bson::error::Error> {
+    fn add_fields(&mut self, doc: &[u8], depth: usize) -> Result<bool, Bad> {
         let mut deep = false;
         // Documents of a collection mostly list their fields in one order: the field after the
-        // last one found is tried first, a string comparison instead of a hash lookup.
+        // last one found is tried first, a byte comparison instead of a hash lookup.
         let mut hint = 0;
-        for element in doc {
-            let (key, value) = element?;
+        let mut elements = Iter::new(doc)?;
+        while let Some(e) = elements.next_elem()? {
             deep |= self
                 .fields
-                .slot_hinted(key.as_str(), &mut hint)
-                .add(value, depth)?;
+                .slot_hinted(e.name, &mut hint)?
+                .add(e.ty, e.value, depth)?;
         }
         Ok(deep)
     }
 
-    fn add_elements(&mut self, array: &RawArray, depth: usize) -> Result<bool, bson::error::Error> {
+    fn add_elements(&mut self, array: &[u8], depth: usize) -> Result<bool, Bad> {
         let elements = self.elements.get_or_insert_with(Box::default);
         let mut deep = false;
         let mut len = 0;
-        for value in array {
-            deep |= elements.add(value?, depth)?;
+        let mut values = Iter::new(array)?;
+        while let Some(e) = values.next_elem()? {
+            deep |= elements.add(e.ty, e.value, depth)?;
             len += 1;
         }
         self.lengths.add(len);
@@ -474,16 +503,17 @@ impl Default for Partition {
 
 impl Partition {
     /// Counts one document whose field holds `value` and has the root fields `keys`.
-    fn add(&mut self, value: RawBsonRef<'_>, elements: &[Element<'_>]) {
+    fn add(&mut self, value: &Elem<'_>, elements: &[Elem<'_>]) {
         let Some(values) = &mut self.values else {
             return;
         };
-        let value = match value {
-            RawBsonRef::String(s) if s.len() <= MAX_DISTINCT_LEN => s,
-            _ => {
-                self.values = None;
-                return;
-            }
+        let short = (value.ty == ty::STRING)
+            .then(|| raw::str_bytes(value.value))
+            .filter(|s| s.len() <= MAX_DISTINCT_LEN)
+            .and_then(|s| std::str::from_utf8(s).ok());
+        let Some(value) = short else {
+            self.values = None;
+            return;
         };
         let index = match values.get_index_of(value) {
             Some(index) => index,
@@ -496,18 +526,25 @@ impl Partition {
         let presence = &mut values[index];
         presence.documents += 1;
         let mut hint = 0;
-        for (key, _) in elements {
-            // As `Fields::slot_hinted`: the name after the previous one is tried first.
+        for e in elements {
+            // As `Fields::slot_hinted`: the name after the previous one is tried first. The
+            // root's names were read as UTF-8 by the field tree before.
             let found = match presence.fields.get_index(hint) {
-                Some((k, _)) if k == key => Some(hint),
-                _ => presence.fields.get_index_of(*key),
+                Some((k, _)) if k.as_bytes() == e.name => Some(hint),
+                _ => match std::str::from_utf8(e.name) {
+                    Ok(key) => presence.fields.get_index_of(key),
+                    Err(_) => continue,
+                },
             };
             hint = match found {
                 Some(i) => {
                     presence.fields[i] += 1;
                     i + 1
                 }
-                None => presence.fields.insert_full((*key).to_owned(), 1).0 + 1,
+                None => {
+                    let key = String::from_utf8_lossy(e.name).into_owned();
+                    presence.fields.insert_full(key, 1).0 + 1
+                }
             };
         }
     }
@@ -542,12 +579,22 @@ pub const MAX_VERSION_FIELDS: usize = 4;
 /// really is a schema version the data decides (`infer::model`). Mongoose's `__v` is not one:
 /// it counts a document's array rewrites for optimistic concurrency (its `versionKey` option).
 pub fn is_version_name(key: &str) -> bool {
-    if key == "__v" || key.len() > 40 {
+    version_name(key.as_bytes())
+}
+
+/// [`is_version_name`] on a name's bytes, first rejecting by its last letter (every accepted
+/// name ends in `v`, `r`, `s` or `n`): it runs for every root field of every document.
+fn version_name(key: &[u8]) -> bool {
+    let last = key.iter().rev().find(|b| **b != b'_' && **b != b'-');
+    if !last.is_some_and(|b| matches!(b.to_ascii_lowercase(), b'v' | b'r' | b's' | b'n')) {
+        return false;
+    }
+    if key == b"__v" || key.len() > 40 {
         return false;
     }
     let mut folded = [0u8; 40];
     let mut n = 0;
-    for b in key.bytes().filter(|b| *b != b'_' && *b != b'-') {
+    for b in key.iter().copied().filter(|b| *b != b'_' && *b != b'-') {
         folded[n] = b.to_ascii_lowercase();
         n += 1;
     }
@@ -578,13 +625,13 @@ impl Versions {
     }
 
     /// Counts one document whose field holds `value`.
-    fn add(&mut self, value: RawBsonRef<'_>, doc: &RawDocument) -> Result<(), bson::error::Error> {
+    fn add(&mut self, value: &Elem<'_>, doc: &RawDocument) -> Result<(), Bad> {
         let Some(values) = &mut self.values else {
             return Ok(());
         };
-        let number = match value {
-            RawBsonRef::Int32(n) => i64::from(n),
-            RawBsonRef::Int64(n) => n,
+        let number = match value.ty {
+            ty::INT32 => i64::from(raw::i32_of(value.value)),
+            ty::INT64 => raw::i64_of(value.value),
             _ => -1,
         };
         if !(0..=MAX_VERSION).contains(&number)
@@ -627,13 +674,13 @@ impl Versions {
 }
 
 /// One root element, read once per document.
-type Element<'a> = (&'a str, RawBsonRef<'a>);
+type Element<'a> = Elem<'a>;
 
 /// Counts one document into a census root node.
-fn add_root(root: &mut Node, doc: &RawDocument) -> Result<(), bson::error::Error> {
+fn add_root(root: &mut Node, doc: &RawDocument) -> Result<(), Bad> {
     root.count += 1;
     root.types.0[BsonType::Object as usize] += 1;
-    root.add_fields(doc, 1).map(|_| ())
+    root.add_fields(doc.as_bytes(), 1).map(|_| ())
 }
 
 /// The census of a collection: one [`Node`] tree rooted at the documents.
@@ -681,35 +728,47 @@ impl Census {
         // The root's elements are read once, for the field tree, the partitions and the
         // versions alike (each used to walk the document again).
         let mut elements: Vec<Element<'_>> = Vec::with_capacity(16);
-        let mut fault = None;
-        for element in doc {
-            match element {
-                Ok((key, value)) => elements.push((key.as_str(), value)),
-                Err(e) => {
-                    fault = Some(e);
-                    break;
+        let mut fault = false;
+        match Iter::new(doc.as_bytes()) {
+            Ok(mut iter) => loop {
+                match iter.next_elem() {
+                    Ok(Some(e)) => elements.push(e),
+                    Ok(None) => break,
+                    Err(Bad) => {
+                        fault = true;
+                        break;
+                    }
                 }
-            }
+            },
+            Err(Bad) => fault = true,
         }
         // Before the root counts it: a version field seen for the first time starts its
         // census of absent documents from the root as it was.
-        self.count_versions(doc, &elements)?;
+        self.count_versions(doc, &elements)
+            .map_err(|Bad| malformed(doc))?;
         self.root.count += 1;
         self.root.types.0[BsonType::Object as usize] += 1;
         let mut deep = false;
         let mut hint = 0;
-        for (key, value) in &elements {
-            deep |= self
+        for e in &elements {
+            let added = self
                 .root
                 .fields
-                .slot_hinted(key, &mut hint)
-                .add(*value, 1)?;
+                .slot_hinted(e.name, &mut hint)
+                .and_then(|node| node.add(e.ty, e.value, 1));
+            match added {
+                Ok(d) => deep |= d,
+                Err(Bad) => {
+                    fault = true;
+                    break;
+                }
+            }
         }
         if deep {
             self.too_deep += 1;
         }
-        if let Some(e) = fault {
-            return Err(e);
+        if fault {
+            return Err(malformed(doc));
         }
         self.partition(&elements);
         Ok(())
@@ -717,22 +776,18 @@ impl Census {
 
     /// Counts the document under the value of each root field whose name reads as a schema
     /// version, or as lacking the fields it does not have.
-    fn count_versions(
-        &mut self,
-        doc: &RawDocument,
-        elements: &[Element<'_>],
-    ) -> Result<(), bson::error::Error> {
+    fn count_versions(&mut self, doc: &RawDocument, elements: &[Element<'_>]) -> Result<(), Bad> {
         if !matches!(self.root.fields, Fields::Named(_)) {
             self.versions.clear();
             return Ok(());
         }
         // Which tracked fields this document has.
         let mut seen = [false; MAX_VERSION_FIELDS];
-        for (key, value) in elements {
-            let (key, value) = (*key, *value);
-            if !is_version_name(key) {
+        for e in elements {
+            if !version_name(e.name) {
                 continue;
             }
+            let key = utf8(e.name)?;
             let index = match self.versions.get_index_of(key) {
                 Some(index) => index,
                 None if self.versions.len() == MAX_VERSION_FIELDS => continue,
@@ -742,7 +797,7 @@ impl Census {
                 }
             };
             seen[index] = true;
-            self.versions[index].add(value, doc)?;
+            self.versions[index].add(e, doc)?;
         }
         for (versions, seen) in self.versions.values_mut().zip(seen) {
             if versions.values.is_some() && !seen {
@@ -759,21 +814,23 @@ impl Census {
             return;
         }
         let mut hint = 0;
-        for (key, value) in elements {
+        for e in elements {
             let found = match self.partitions.get_index(hint) {
-                Some((k, _)) if k == key => Some(hint),
-                _ => self.partitions.get_index_of(*key),
+                Some((k, _)) if k.as_bytes() == e.name => Some(hint),
+                _ => match std::str::from_utf8(e.name) {
+                    Ok(key) => self.partitions.get_index_of(key),
+                    Err(_) => continue,
+                },
             };
             let index = match found {
                 Some(index) => index,
                 None => {
-                    self.partitions
-                        .insert_full((*key).to_owned(), Partition::default())
-                        .0
+                    let key = String::from_utf8_lossy(e.name).into_owned();
+                    self.partitions.insert_full(key, Partition::default()).0
                 }
             };
             hint = index + 1;
-            self.partitions[index].add(*value, elements);
+            self.partitions[index].add(e, elements);
         }
     }
 
@@ -957,6 +1014,31 @@ mod tests {
         assert_eq!(c.too_deep, 0);
         let c = census(&[nest(MAX_DEPTH + 1)]);
         assert_eq!(c.too_deep, 1);
+    }
+
+    #[test]
+    fn malformed_values_are_errors_and_what_came_before_stays_counted() {
+        let good = bson::rawdoc! { "a": 1, "s": "x", "b": true };
+        let at = |bytes: &[u8], needle: &[u8]| {
+            bytes
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .unwrap()
+        };
+        // A string that is not UTF-8, then a boolean that is neither 0 nor 1.
+        let mut bad_string = good.as_bytes().to_vec();
+        let x = at(&bad_string, b"x\0");
+        bad_string[x] = 0xff;
+        let mut bad_bool = good.as_bytes().to_vec();
+        let b = at(&bad_bool, b"b\0") + 2;
+        bad_bool[b] = 2;
+        for bytes in [bad_string, bad_bool] {
+            let doc = RawDocument::from_bytes(&bytes).unwrap();
+            let mut c = Census::new();
+            let error = c.add(doc).unwrap_err();
+            assert!(error.to_string().contains("at byte"), "{error}");
+            assert_eq!(c.field(&["a"]).unwrap().count, 1);
+        }
     }
 
     #[test]

@@ -4,43 +4,27 @@
 //! marked: a call to the generated `unconverted`, which panics with what it could not fill, so
 //! the gap fails loudly on the documents that have it and on no other.
 
+pub use super::model::Conversion;
 use super::model::{Model, Previous, Ty};
 
-/// One `From` impl of the generated source.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum Conversion {
-    /// Between two structs: each field of `to` from the fields of `from`.
-    Struct {
-        /// The older struct, in [`Model::structs`].
-        from: usize,
-        /// The newer struct.
-        to: usize,
-        /// `(field ident of to, Rust expression over old)`, in `to`'s field order.
-        fields: Vec<(String, String)>,
-        /// Stored names of `from`'s fields that `to` has not.
-        dropped: Vec<String>,
-        /// One sentence per value the conversion cannot fill.
-        unconverted: Vec<String>,
-    },
-    /// Between two unit enums, the older's values all among the newer's.
-    Enum {
-        /// The older enum, in [`Model::enums`].
-        from: usize,
-        /// The newer enum.
-        to: usize,
-        /// `(older variant, newer variant)` of the same stored value.
-        arms: Vec<(String, String)>,
-    },
-}
-
-impl Conversion {
-    /// The values this conversion cannot fill (none for an enum).
-    pub fn unconverted(&self) -> &[String] {
-        match self {
-            Conversion::Struct { unconverted, .. } => unconverted,
-            Conversion::Enum { .. } => &[],
-        }
+/// Fills in a versioned model's conversions ([`conversions`]) and notes how many values they
+/// cannot fill; a model without versions is left as it is.
+pub fn complete(model: &mut Model) {
+    let Some(v) = &model.versioning else {
+        return;
+    };
+    let conversions = conversions(model, &v.field, v.current, &v.previous);
+    let gaps: usize = conversions.iter().map(|c| c.unconverted().len()).sum();
+    let field = v.field.clone();
+    if gaps > 0 {
+        model.notes.push(format!(
+            "{field}: {} the conversions cannot fill (marked `unconverted`): write them \
+             before reading older documents with from_any_version",
+            crate::plural::count(gaps as u64, "value")
+        ));
+    }
+    if let Some(v) = &mut model.versioning {
+        v.conversions = conversions;
     }
 }
 
@@ -267,5 +251,57 @@ fn literal(ty: &Ty, current: i64) -> String {
         Ty::F64 => format!("{current}.0"),
         Ty::Option(inner) => format!("Some({})", literal(inner, current)),
         _ => current.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::{Census, Options, model};
+
+    fn gaps(docs: &[bson::Document]) -> Vec<usize> {
+        let mut census = Census::new();
+        for d in docs {
+            census
+                .add(&bson::RawDocumentBuf::try_from(d).unwrap())
+                .unwrap();
+        }
+        let mut m = model::build(&census, "things", &Options::default());
+        complete(&mut m);
+        let v = m.versioning.expect("versioned");
+        v.conversions
+            .iter()
+            .map(|c| c.unconverted().len())
+            .collect()
+    }
+
+    #[test]
+    fn only_what_no_mechanical_rule_fills_is_marked() {
+        let docs = [
+            bson::doc! { "_id": 1, "name": "Ada L" },
+            bson::doc! { "_id": 3, "name": "Bo" },
+            bson::doc! { "_id": 2, "schemaVersion": 2, "first": "Ada", "last": "L" },
+            bson::doc! { "_id": 4, "schemaVersion": 2, "first": "Bo", "last": "" },
+            bson::doc! { "_id": 5, "schemaVersion": 3, "first": "Cy", "last": "", "age": 3 },
+            bson::doc! { "_id": 6, "schemaVersion": 3, "first": "Di", "last": "", "age": 4 },
+        ];
+        // 2 -> 3 is mechanical but for the new `age`; 1 -> 3 has neither first, last nor age.
+        assert_eq!(gaps(&docs), [1, 3]);
+        // A type change no rule converts (string to double).
+        let retyped = [
+            bson::doc! { "v": 1, "price": "9.99" },
+            bson::doc! { "v": 1, "price": "1.00" },
+            bson::doc! { "v": 2, "price": 9.99 },
+            bson::doc! { "v": 2, "price": 1.0 },
+        ];
+        assert_eq!(gaps(&retyped), [1]);
+        // Widening, a new optional field and a dropped one: nothing to mark.
+        let mechanical = [
+            bson::doc! { "v": 1, "n": 1, "old": 1 },
+            bson::doc! { "v": 1, "n": 2, "old": 1 },
+            bson::doc! { "v": 2, "n": 1_i64 << 40 },
+            bson::doc! { "v": 2, "n": 2_i64, "extra": "x" },
+        ];
+        assert_eq!(gaps(&mechanical), [0]);
     }
 }

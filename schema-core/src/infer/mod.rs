@@ -81,7 +81,8 @@ pub fn infer(
     options: &Options,
 ) -> Result<Inference, InferError> {
     check_name(collection)?;
-    let model = model::build(census, collection, options);
+    let mut model = model::build(census, collection, options);
+    convert::complete(&mut model);
     Ok(Inference {
         source: rust::source(&model, census.documents),
         validator: validator::root(&model),
@@ -116,6 +117,7 @@ pub fn infer_live(
 ) -> Result<Inference, InferError> {
     check_name(&live.name)?;
     let mut model = model::build(census, &live.name, options);
+    convert::complete(&mut model);
     let (attributes, notes) = declare::attributes(&model, live);
     model.attributes = attributes;
     model.notes.extend(notes);

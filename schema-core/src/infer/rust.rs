@@ -3,8 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::convert::Conversion;
-use super::model::{Enum, Field, FieldNames, Model, Struct, Tagged, Ty};
+use super::model::{Conversion, Enum, Field, FieldNames, Model, Struct, Tagged, Ty};
 use super::names;
 
 /// The Rust source of the model.

@@ -204,7 +204,8 @@ fn catalog() -> Case {
     }
 }
 
-/// PATTERNS.md 9: users of schema versions 1 and 2 (version detection is not in this slice).
+/// PATTERNS.md 9: users of schema versions 1 and 2: version 2 splits `name` into `firstName`
+/// and `lastName`, which no mechanical conversion can fill.
 fn users_versioned() -> Case {
     let docs = (0..20)
         .map(|i| {
@@ -217,6 +218,55 @@ fn users_versioned() -> Case {
         .collect();
     Case {
         name: "users_versioned",
+        enums: false,
+        docs,
+    }
+}
+
+/// Three schema versions whose conversions are all mechanical: version 1 (no version field)
+/// has a `nick` that later versions dropped; version 2 added `tags` and an `address`; version 3
+/// widened `qty` to a long and added optional `plan` and `address.zip`, with `tags` and
+/// `address` no longer always written.
+fn accounts_versioned() -> Case {
+    let mut r = Rng(21);
+    let docs = (0..90)
+        .map(|i| {
+            let email = format!("a{i}@example.com");
+            let qty = r.below(100) as i32;
+            let tags: Vec<Bson> = (0..r.below(3))
+                .map(|_| Bson::String(r.pick(&["x", "y"]).to_owned()))
+                .collect();
+            match i % 3 {
+                0 => doc! { "_id": oid(20_000 + i), "email": email, "nick": format!("n{i}"), "qty": qty },
+                1 => doc! {
+                    "_id": oid(20_000 + i), "schema_version": 2, "email": email, "qty": qty,
+                    "tags": tags, "address": { "city": r.pick(&["Pune", "Oslo"]) },
+                },
+                _ => {
+                    let mut d = doc! {
+                        "_id": oid(20_000 + i), "schema_version": 3, "email": email,
+                        "qty": i64::from(qty) << 33,
+                    };
+                    if r.chance(70) {
+                        d.insert("tags", tags);
+                    }
+                    if r.chance(70) {
+                        let mut address = doc! { "city": r.pick(&["Lima", "Oslo"]) };
+                        if r.chance(50) {
+                            address.insert("zip", format!("{:05}", r.below(99_999)));
+                        }
+                        d.insert("address", address);
+                    }
+                    if r.chance(50) {
+                        d.insert("plan", r.pick(&["free", "pro"]));
+                    }
+                    d
+                }
+            }
+        })
+        .collect();
+    Case {
+        name: "accounts_versioned",
         enums: false,
         docs,
     }
@@ -461,6 +511,7 @@ fn cases() -> Vec<Case> {
         sensor_data(),
         catalog(),
         users_versioned(),
+        accounts_versioned(),
         sparse(),
         numbers(),
         nested_arrays(),
@@ -551,30 +602,92 @@ fn read_docs(path: &Path) -> Vec<Document> {
 const MAIN: &str = r#"
 use std::path::Path;
 
+/// One document read as `T` and written back on both paths.
+fn round_trip<T>(bytes: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String>
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    let value = bson::deserialize_from_slice::<T>(bytes).map_err(|e| e.to_string())?;
+    let raw = bson::serialize_to_vec(&value).unwrap();
+    let doc = bson::serialize_to_document(&value).unwrap();
+    Ok((raw, bson::serialize_to_vec(&doc).unwrap()))
+}
+
+fn documents(input: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < input.len() {
+        let len = i32::from_le_bytes(input[at..at + 4].try_into().unwrap()) as usize;
+        out.push(&input[at..at + len]);
+        at += len;
+    }
+    out
+}
+
 fn run<T>(name: &str, dir: &Path)
 where
     T: serde::de::DeserializeOwned + serde::Serialize + mongo_schema::MongoSchema,
 {
+    run_with(name, dir, round_trip::<T>, T::root_schema().to_document());
+}
+
+fn run_with(
+    name: &str,
+    dir: &Path,
+    read: fn(&[u8]) -> Result<(Vec<u8>, Vec<u8>), String>,
+    schema: bson::Document,
+) {
     let input = std::fs::read(dir.join(format!("{name}.bson"))).unwrap();
     let (mut raw, mut set, mut errors) = (Vec::new(), Vec::new(), String::new());
-    let mut at = 0;
-    while at < input.len() {
-        let len = i32::from_le_bytes(input[at..at + 4].try_into().unwrap()) as usize;
-        match bson::deserialize_from_slice::<T>(&input[at..at + len]) {
-            Ok(value) => {
-                raw.extend(bson::serialize_to_vec(&value).unwrap());
-                let doc = bson::serialize_to_document(&value).unwrap();
-                set.extend(bson::serialize_to_vec(&doc).unwrap());
+    for (i, bytes) in documents(&input).into_iter().enumerate() {
+        match read(bytes) {
+            Ok((r, s)) => {
+                raw.extend(r);
+                set.extend(s);
             }
-            Err(e) => errors.push_str(&format!("document at byte {at}: {e}\n")),
+            Err(e) => errors.push_str(&format!("document {i}: {e}\n")),
         }
-        at += len;
     }
     std::fs::write(dir.join(format!("{name}.raw.bson")), raw).unwrap();
     std::fs::write(dir.join(format!("{name}.set.bson")), set).unwrap();
     std::fs::write(dir.join(format!("{name}.errors.txt")), errors).unwrap();
-    let schema = bson::serialize_to_vec(&T::root_schema().to_document()).unwrap();
+    let schema = bson::serialize_to_vec(&schema).unwrap();
     std::fs::write(dir.join(format!("{name}.schema.bson")), schema).unwrap();
+}
+
+/// A versioned case: each document round-trips through its own version's type (`read`), the
+/// schema is the collection's validator, and every document is also read as the current type
+/// with `from_any_version`: `{name}.converted.bson` holds those written back, and
+/// `{name}.converted.txt` one line per document, `ok` or the panic of a marked conversion.
+fn run_versioned<T>(name: &str, dir: &Path, read: fn(&[u8]) -> Result<(Vec<u8>, Vec<u8>), String>)
+where
+    T: mongo_schema::version::Versioned + mongo_schema::spec::Collection + serde::Serialize,
+{
+    let validator = T::collection_spec().validator.unwrap().json_schema.unwrap();
+    run_with(name, dir, read, validator.to_document());
+    let input = std::fs::read(dir.join(format!("{name}.bson"))).unwrap();
+    let (mut converted, mut lines) = (Vec::new(), String::new());
+    std::panic::set_hook(Box::new(|_| {}));
+    for bytes in documents(&input) {
+        let raw = bson::RawDocument::from_bytes(bytes).unwrap();
+        match std::panic::catch_unwind(|| T::from_any_version(raw)) {
+            Ok(Ok(value)) => {
+                converted.extend(bson::serialize_to_vec(&value).unwrap());
+                lines.push_str("ok\n");
+            }
+            Ok(Err(e)) => lines.push_str(&format!("error: {e}\n")),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_default();
+                lines.push_str(&format!("panic: {what}\n"));
+            }
+        }
+    }
+    let _ = std::panic::take_hook();
+    std::fs::write(dir.join(format!("{name}.converted.bson")), converted).unwrap();
+    std::fs::write(dir.join(format!("{name}.converted.txt")), lines).unwrap();
 }
 
 fn main() {
@@ -629,10 +742,36 @@ fn check_generated_sources() {
         )
         .unwrap();
         modules.push_str(&format!("mod {};\n", case.name));
-        main.push_str(&format!(
-            "    run::<{0}::{1}>({0:?}, dir);\n",
-            case.name, inference.model.structs[0].name
-        ));
+        let root = &inference.model.structs[0].name;
+        match &inference.model.versioning {
+            None => main.push_str(&format!("    run::<{0}::{root}>({0:?}, dir);\n", case.name)),
+            Some(v) => {
+                // Each document to its own version's type, as `from_any_version` picks it
+                // (no field: the oldest version).
+                let mut arms = format!(
+                    "        Some({}) => round_trip::<{}::{root}>(bytes),\n",
+                    v.current, case.name
+                );
+                for p in &v.previous {
+                    let none = if p.may_be_absent { " | None" } else { "" };
+                    arms.push_str(&format!(
+                        "        Some({}){none} => round_trip::<{}::{}>(bytes),\n",
+                        p.value, case.name, inference.model.structs[p.structure].name
+                    ));
+                }
+                modules.push_str(&format!(
+                    "fn read_{0}(bytes: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {{\n    \
+                     let raw = bson::RawDocument::from_bytes(bytes).unwrap();\n    \
+                     match mongo_schema::version::version_of(raw, {1:?}).unwrap() {{\n{arms}        \
+                     other => Err(format!(\"no version {{other:?}}\")),\n    }}\n}}\n",
+                    case.name, v.field
+                ));
+                main.push_str(&format!(
+                    "    run_versioned::<{0}::{root}>({0:?}, dir, read_{0});\n",
+                    case.name
+                ));
+            }
+        }
         inferred.push(inference);
     }
     main.push_str("}\n");
@@ -704,7 +843,57 @@ fn check_generated_sources() {
                 rewritten.exceptions
             );
         }
+        if let Some(v) = &inference.model.versioning {
+            check_conversions(case, inference, v, &data);
+        }
     }
+}
+
+/// Every document reads as the current version: the current ones directly, older ones through
+/// the conversions, which panic (marked) exactly for the versions whose conversion has a gap.
+/// What converts is a current document: the validator accepts it with the current version.
+fn check_conversions(
+    case: &Case,
+    inference: &Inference,
+    v: &infer::model::Versioning,
+    data: &Path,
+) {
+    let name = case.name;
+    let lines = std::fs::read_to_string(data.join(format!("{name}.converted.txt"))).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), case.docs.len(), "{name}");
+    let mut ok = 0;
+    for (doc, line) in case.docs.iter().zip(&lines) {
+        let version = match doc.get(&v.field) {
+            Some(Bson::Int32(n)) => i64::from(*n),
+            Some(Bson::Int64(n)) => *n,
+            _ => v.previous.last().unwrap().value,
+        };
+        let gaps = match v.previous.iter().find(|p| p.value == version) {
+            None => false,
+            Some(p) => v.conversions.iter().any(|c| {
+                matches!(c, infer::convert::Conversion::Struct { from, .. } if *from == p.structure)
+                    && !c.unconverted().is_empty()
+            }),
+        };
+        if gaps {
+            assert!(
+                line.starts_with("panic: infer wrote no conversion: version"),
+                "{name}: version {version}: {line}"
+            );
+        } else {
+            assert_eq!(*line, "ok", "{name}: version {version}");
+            ok += 1;
+        }
+    }
+    let converted = read_docs(&data.join(format!("{name}.converted.bson")));
+    assert_eq!(converted.len(), ok, "{name}");
+    for doc in &converted {
+        let stored = doc.get(&v.field).cloned().map(|b| normalize(&b));
+        assert_eq!(stored, Some(Bson::Int64(v.current)), "{name}: {doc}");
+    }
+    let accepted = proof(inference, &converted);
+    assert!(accepted.is_complete(), "{name}: {:?}", accepted.exceptions);
 }
 
 #[test]
@@ -777,7 +966,14 @@ fn a_bad_collection_name_is_an_error() {
 
 #[test]
 fn source_snapshots() {
-    for case in [orders(), awkward_names(), numbers(), catalog()] {
+    for case in [
+        orders(),
+        awkward_names(),
+        numbers(),
+        catalog(),
+        users_versioned(),
+        accounts_versioned(),
+    ] {
         let (_, inference) = infer_case(&case);
         insta::assert_snapshot!(format!("infer_source_{}", case.name), inference.source);
     }
@@ -853,6 +1049,93 @@ fn cli_report_snapshot_and_exit_codes() {
 }
 
 #[test]
+fn lints_are_findings_in_every_format_and_json_says_what_would_admit() {
+    let dir = scratch("lints");
+    let mut docs: Vec<Document> = (0..150).map(|i| doc! { "_id": i, "n": i }).collect();
+    docs[3].insert("legacy", true);
+    docs[4].insert("log", vec![1; 1200]);
+    let file = dir.join("events.bson");
+    std::fs::write(&file, bson_file(&docs)).unwrap();
+    let path = file.to_str().unwrap();
+
+    let (outcome, json, _) = cli(&[path, "--format", "json"]);
+    assert_eq!(outcome, Outcome::Clean);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let findings: Vec<(&str, &str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap(),
+                f["kind"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            ("notice", "rare-field", "legacy"),
+            ("notice", "rare-field", "log"),
+            ("warning", "unbounded-array", "log"),
+        ]
+    );
+    assert_eq!(report["proof"]["admit"], serde_json::Value::Null);
+
+    let (_, github, _) = cli(&[path, "--format", "github"]);
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), 3, "{github}");
+    assert!(
+        lines[2].starts_with(&format!(
+            "::warning file={},title=mongo-schema unbounded-array%3A events::arrays of up to 1200",
+            path.replace(':', "%3A").replace(',', "%2C")
+        )),
+        "{github}"
+    );
+
+    // With --out the source goes to the file, and the lints are still in the report.
+    let out = dir.join("src");
+    let (_, text, _) = cli(&[path, "--out", out.to_str().unwrap()]);
+    assert!(
+        text.starts_with("// note (rare-field): legacy: present in 1 of 150"),
+        "{text}"
+    );
+    let source = std::fs::read_to_string(out.join("events.rs")).unwrap();
+    assert!(
+        source.contains("\n// warning (unbounded-array): log: arrays of up to 1200"),
+        "{source}"
+    );
+
+    // Rejected documents: the JSON names what would admit them; github annotates each.
+    let deep = dir.join("deep.bson");
+    std::fs::write(&deep, bson_file(&[nested(2), nested(101)])).unwrap();
+    let deep = deep.to_str().unwrap();
+    let (outcome, json, _) = cli(&[deep, "--format", "json"]);
+    assert_eq!(outcome, Outcome::Findings);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["proof"]["admit"]["kind"], "too-deep");
+    assert!(
+        report["proof"]["admit"]["choice"]
+            .as_str()
+            .unwrap()
+            .starts_with("no choice of types can")
+    );
+    let (outcome, github, _) = cli(&[deep, "--format", "github"]);
+    assert_eq!(outcome, Outcome::Findings);
+    let errors: Vec<&str> = github
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    // The too-deep lint, then the one rejected document.
+    assert_eq!(errors.len(), 2, "{github}");
+    assert!(
+        errors[1].contains("rejects document 1") && errors[1].contains("to admit it: no choice"),
+        "{github}"
+    );
+}
+
+#[test]
 fn every_command_in_the_adopting_guide_parses() {
     let guide = std::fs::read_to_string(workspace().join("docs/adopting.md")).unwrap();
     // The standalone binary, and the application's own (`cargo run --bin mongo-schema -- ...`).
@@ -906,6 +1189,47 @@ fn document(depth: u32) -> BoxedStrategy<Document> {
     prop::collection::vec(("[a-d]|k[0-9]{1,2}", value(depth)), 0..6)
         .prop_map(|entries| entries.into_iter().collect())
         .boxed()
+}
+
+/// A document that may carry a schema version (`v`, 1 to 3, or absent), its other fields
+/// drawn per version from a few shapes so that versions often decide them.
+fn versioned_document() -> BoxedStrategy<Document> {
+    (prop::option::of(1..4i32), document(2), any::<bool>())
+        .prop_map(|(v, mut d, long)| {
+            match v {
+                Some(v) => {
+                    let value = if long {
+                        Bson::Int64(i64::from(v))
+                    } else {
+                        Bson::Int32(v)
+                    };
+                    d.insert("v", value);
+                    d.insert(format!("only{v}"), v);
+                }
+                None => {
+                    d.insert("legacy", true);
+                }
+            }
+            d
+        })
+        .boxed()
+}
+
+proptest! {
+    #[test]
+    fn with_versions_the_census_merges_exactly_and_the_validator_accepts_every_document(
+        docs in prop::collection::vec(versioned_document(), 0..30),
+        cut in 0usize..30,
+    ) {
+        let cut = cut.min(docs.len());
+        let whole = census_of(&docs);
+        let mut merged = census_of(&docs[..cut]);
+        merged.merge(&census_of(&docs[cut..]));
+        prop_assert_eq!(&merged, &whole);
+        let inference = infer::infer(&whole, "random", &Options::default()).unwrap();
+        let proved = proof(&inference, &docs);
+        prop_assert!(proved.is_complete(), "{:?}\n{}", proved.exceptions, inference.source);
+    }
 }
 
 proptest! {

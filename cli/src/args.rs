@@ -377,7 +377,8 @@ pub struct InferArgs {
     /// Write strings with few distinct values as enums.
     #[arg(long)]
     pub enums: bool,
-    /// `text` (default): the Rust source, then the proof; `json`: the census report.
+    /// `text` (default): the Rust source, then the proof; `json`: the census report;
+    /// `github`: annotations for the lints and the rejected documents.
     #[arg(long, value_enum, default_value_t = InferFormat::Text)]
     pub format: InferFormat,
     /// Write the source to `DIR/<collection>.rs` instead of stdout.
@@ -392,6 +393,8 @@ pub enum InferFormat {
     Text,
     /// The census per path, the notes, the proof and the source, as one JSON document.
     Json,
+    /// GitHub Actions annotations: one per lint finding and per rejected document.
+    Github,
 }
 
 /// Arguments of `mongo-schema validate`.

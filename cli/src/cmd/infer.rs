@@ -23,6 +23,7 @@ use crate::Outcome;
 use crate::args::{InferArgs, InferFormat};
 use crate::console::Console;
 use crate::deployment::{self, block_on};
+use crate::render;
 use crate::validate::Sizes;
 
 /// What `infer` found for one collection.
@@ -79,9 +80,17 @@ pub fn run(args: &InferArgs, console: &mut Console) -> anyhow::Result<Outcome> {
                 if many {
                     console.out(&format!("// collection {}\n", c.collection));
                 }
+                if args.out.is_some() {
+                    // The source, with its lint lines, went to the file: list them here too.
+                    console.out(&findings_text(&c.inference.model.findings));
+                }
                 console.out(&proof_text(&c.proof, &c.census));
             }
             InferFormat::Json => reports.push(json_report(c)),
+            InferFormat::Github => {
+                let file = args.inputs.first().filter(|p| !scan::is_stdin(p));
+                console.out(&github_report(c, file.map(PathBuf::as_path)));
+            }
         }
     }
     if args.format == InferFormat::Json {
@@ -102,6 +111,23 @@ pub fn run(args: &InferArgs, console: &mut Console) -> anyhow::Result<Outcome> {
 }
 
 fn json_report(c: &Collected) -> serde_json::Value {
+    let findings: Vec<serde_json::Value> = c
+        .inference
+        .model
+        .findings
+        .iter()
+        .map(|f| {
+            // As the `lint` command's JSON names them (`render::json::findings`).
+            serde_json::json!({
+                "severity": f.severity.annotation_level(),
+                "kind": f.rule,
+                "path": f.path,
+                "message": f.message,
+            })
+        })
+        .collect();
+    let admit = admit(&c.proof, &c.census)
+        .map(|(kind, choice)| serde_json::json!({ "kind": kind, "choice": choice }));
     serde_json::json!({
         "collection": c.collection,
         "documents": c.census.documents,
@@ -109,13 +135,54 @@ fn json_report(c: &Collected) -> serde_json::Value {
         "largestDocument": c.census.largest_document,
         "paths": c.census.paths(),
         "notes": c.inference.model.notes,
+        "findings": findings,
         "proof": {
             "checked": c.proof.checked,
             "accepted": c.proof.accepted,
             "exceptions": c.proof.exceptions,
+            "admit": admit,
         },
         "source": c.inference.source,
     })
+}
+
+/// The lint findings as Rust comments, one a line.
+fn findings_text(findings: &[mongo_schema::Finding]) -> String {
+    findings
+        .iter()
+        .map(|f| {
+            let path = if f.path.is_empty() {
+                "(documents)"
+            } else {
+                &f.path
+            };
+            format!("// {} ({}): {path}: {}\n", f.severity, f.rule, f.message)
+        })
+        .collect()
+}
+
+/// One annotation per lint finding, and an error annotation per rejected document listed.
+fn github_report(c: &Collected, file: Option<&Path>) -> String {
+    let mut out = render::github::findings(&c.inference.model.findings, file);
+    let choice = admit(&c.proof, &c.census).map(|(_, choice)| choice);
+    for e in &c.proof.exceptions {
+        let id = e.id.as_deref().unwrap_or("(no _id)");
+        let mut message = format!(
+            "the validator the inferred types derive rejects document {} (_id {id}): {}",
+            e.index,
+            e.reasons.join("; ")
+        );
+        if let Some(choice) = choice {
+            message.push_str(&format!("; to admit it: {choice}"));
+        }
+        out.push_str(&render::github::annotation(
+            mongo_schema::Severity::Error,
+            file,
+            &format!("mongo-schema infer: {}", c.collection),
+            &message,
+        ));
+    }
+    out
 }
 
 /// Files and stdin through `validate`'s pipeline: the census pass, then the proof pass (stdin
@@ -272,29 +339,32 @@ fn proof_text(proof: &Proof, census: &Census) -> String {
     if unlisted > 0 {
         out.push_str(&format!("// ... and {unlisted} more rejected\n"));
     }
-    if let Some(choice) = admit(proof, census) {
+    if let Some((_, choice)) = admit(proof, census) {
         out.push_str(&format!("// to admit them: {choice}\n"));
     }
     out
 }
 
-/// What would admit the rejected documents: the types accept every value the census saw, so a
-/// rejection is a document the census could not describe.
-fn admit(proof: &Proof, census: &Census) -> Option<&'static str> {
+/// What would admit the rejected documents, with a stable name for programs (`too-deep`,
+/// `not-in-census`): the types accept every value the census saw, so a rejection is a document
+/// the census could not describe.
+fn admit(proof: &Proof, census: &Census) -> Option<(&'static str, &'static str)> {
     if proof.is_complete() {
         None
     } else if census.too_deep > 0 {
         // The server refuses to store them too (the manual's Limits and Thresholds: "Nested
         // Depth for BSON Documents", 100 levels, as `mongo_schema::eval::MAX_DEPTH`).
-        Some(
+        Some((
+            "too-deep",
             "no choice of types can: they nest deeper than the server's 100 levels, which it \
              refuses to store; flatten them",
-        )
+        ))
     } else {
-        Some(
+        Some((
+            "not-in-census",
             "run infer again: these documents were not in the census (written between the two \
              scans of a live collection?)",
-        )
+        ))
     }
 }
 
@@ -544,17 +614,13 @@ mod tests {
         assert_eq!(admit(&proof, &census), None);
         // A document the census never saw (written after it, on a live collection).
         proof.check(&bson::rawdoc! { "a": "late" });
-        assert!(
-            admit(&proof, &census)
-                .unwrap()
-                .starts_with("run infer again")
-        );
+        let (kind, choice) = admit(&proof, &census).unwrap();
+        assert_eq!(kind, "not-in-census");
+        assert!(choice.starts_with("run infer again"));
         census.too_deep = 1;
-        assert!(
-            admit(&proof, &census)
-                .unwrap()
-                .starts_with("no choice of types can")
-        );
+        let (kind, choice) = admit(&proof, &census).unwrap();
+        assert_eq!(kind, "too-deep");
+        assert!(choice.starts_with("no choice of types can"));
     }
 
     #[test]

@@ -8,11 +8,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use bson::RawDocument;
-use bson::raw::{RawArray, RawBsonRef};
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::schema::BsonType;
+use crate::value::raw::{self, Bad, Elem, Iter, ty};
 
 /// How deep the census descends: the server's nesting limit for stored documents, the root
 /// document being level 1 (as [`crate::eval::MAX_DEPTH`] counts).
@@ -32,10 +32,29 @@ pub const MAX_DISTINCT_LEN: usize = 64;
 /// discriminator (one variant per value).
 pub const MAX_VARIANTS: usize = 16;
 
-/// The BSON type of a value, as the server spells it in `bsonType` (the schema IR's one table of
-/// type names; `number` never occurs here).
-fn kind_of(value: &RawBsonRef<'_>) -> BsonType {
-    BsonType::of(value.element_type())
+/// The BSON type of a value's type byte, as the server spells it in `bsonType` (the schema IR's
+/// one table of type names; `number` never occurs here).
+fn kind_of(t: u8) -> Result<BsonType, Bad> {
+    bson::spec::ElementType::from(t)
+        .map(BsonType::of)
+        .ok_or(Bad)
+}
+
+/// Names and strings must be UTF-8, as bson's reader requires.
+fn utf8(bytes: &[u8]) -> Result<&str, Bad> {
+    std::str::from_utf8(bytes).map_err(|_| Bad)
+}
+
+/// bson's error for a document the census's reader (the evaluator's, `value::raw`) found
+/// malformed, with the place and reason the evaluator's structure check gives.
+fn malformed(doc: &RawDocument) -> bson::error::Error {
+    let reason = match raw::check_structure(doc.as_bytes()) {
+        Err(m) => m.to_string(),
+        Ok(()) => "malformed BSON".to_owned(),
+    };
+    let mut error = RawDocument::from_bytes(&[]).expect_err("an empty slice is no document");
+    error.message = Some(reason);
+    error
 }
 
 /// How many values of each BSON type a path held.
@@ -265,13 +284,14 @@ impl Fields {
         }
     }
 
-    /// [`Fields::slot`], trying the field at `hint` first; `hint` becomes the next position.
-    fn slot_hinted(&mut self, key: &str, hint: &mut usize) -> &mut Node {
+    /// [`Fields::slot`] for a name's bytes, trying the field at `hint` first (a byte comparison:
+    /// a name equal to a stored one needs no UTF-8 check); `hint` becomes the next position.
+    fn slot_hinted(&mut self, name: &[u8], hint: &mut usize) -> Result<&mut Node, Bad> {
         let index = match &*self {
             Fields::Named(named) => {
                 let found = match named.get_index(*hint) {
-                    Some((k, _)) if k == key => Some(*hint),
-                    _ => named.get_index_of(key),
+                    Some((k, _)) if k.as_bytes() == name => Some(*hint),
+                    _ => named.get_index_of(utf8(name)?),
                 };
                 // A new name goes last (unless it turns the names into a map).
                 *hint = found.map_or(named.len(), |i| i) + 1;
@@ -280,8 +300,8 @@ impl Fields {
             Fields::Map { .. } => None,
         };
         match (index, self) {
-            (Some(index), Fields::Named(named)) => &mut named[index],
-            (_, fields) => fields.slot(key),
+            (Some(index), Fields::Named(named)) => Ok(&mut named[index]),
+            (_, fields) => Ok(fields.slot(utf8(name)?)),
         }
     }
 
@@ -377,69 +397,78 @@ impl Node {
 
     /// Adds one value seen at this path, `depth` being the nesting level of the value's
     /// container (the root document is level 1). Returns whether a part was too deep.
-    fn add(&mut self, value: RawBsonRef<'_>, depth: usize) -> Result<bool, bson::error::Error> {
+    ///
+    /// The value is read by the evaluator's reader (`value::raw`, which decodes only what is
+    /// asked), checked as bson's reader checks it: UTF-8 names and strings, booleans 0 or 1.
+    fn add(&mut self, t: u8, value: &[u8], depth: usize) -> Result<bool, Bad> {
         self.count += 1;
-        let kind = kind_of(&value);
+        let kind = kind_of(t)?;
         self.types.0[kind as usize] += 1;
         let mut deep = false;
-        match value {
-            RawBsonRef::String(s) => {
+        match t {
+            ty::STRING => {
+                let s = utf8(raw::str_bytes(value))?;
                 Range::widen(&mut self.string_length, s.chars().count() as u64);
                 self.strings.add(s);
             }
-            RawBsonRef::Int32(n) => Range::widen(&mut self.int, n),
-            RawBsonRef::Int64(n) => Range::widen(&mut self.long, n),
-            RawBsonRef::Double(d) if !d.is_nan() => Range::widen(&mut self.double, d),
-            RawBsonRef::DateTime(d) => Range::widen(&mut self.date, d.timestamp_millis()),
-            RawBsonRef::Binary(b) => {
-                let subtype = u8::from(b.subtype);
+            ty::INT32 => Range::widen(&mut self.int, raw::i32_of(value)),
+            ty::INT64 => Range::widen(&mut self.long, raw::i64_of(value)),
+            ty::DOUBLE => {
+                let d = raw::f64_of(value);
+                if !d.is_nan() {
+                    Range::widen(&mut self.double, d);
+                }
+            }
+            ty::DATE => Range::widen(&mut self.date, raw::i64_of(value)),
+            ty::BINARY => {
+                // Length, subtype, bytes (`value_len` counted 5 + the length).
+                let subtype = value[4];
                 *self.binary_subtypes.entry(subtype).or_default() += 1;
-                if subtype == 4 && b.bytes.len() != 16 {
+                if subtype == 4 && value.len() - 5 != 16 {
                     self.bad_uuids += 1;
                 }
             }
-            RawBsonRef::Document(doc) => {
-                if depth + 1 > MAX_DEPTH {
-                    self.too_deep += 1;
-                    deep = true;
-                } else {
-                    deep = self.add_fields(doc, depth + 1)?;
-                }
+            ty::BOOL if value[0] > 1 => return Err(Bad),
+            ty::CODE | ty::SYMBOL => {
+                utf8(raw::str_bytes(value))?;
             }
-            RawBsonRef::Array(array) => {
-                if depth + 1 > MAX_DEPTH {
-                    self.too_deep += 1;
-                    deep = true;
-                } else {
-                    deep = self.add_elements(array, depth + 1)?;
-                }
+            // Pattern and options, each NUL-terminated.
+            ty::REGEX => {
+                utf8(value)?;
             }
+            ty::DOCUMENT | ty::ARRAY if depth + 1 > MAX_DEPTH => {
+                self.too_deep += 1;
+                deep = true;
+            }
+            ty::DOCUMENT => deep = self.add_fields(value, depth + 1)?,
+            ty::ARRAY => deep = self.add_elements(value, depth + 1)?,
             _ => {}
         }
         Ok(deep)
     }
 
-    fn add_fields(&mut self, doc: &RawDocument, depth: usize) -> Result<bool, bson::error::Error> {
+    fn add_fields(&mut self, doc: &[u8], depth: usize) -> Result<bool, Bad> {
         let mut deep = false;
         // Documents of a collection mostly list their fields in one order: the field after the
-        // last one found is tried first, a string comparison instead of a hash lookup.
+        // last one found is tried first, a byte comparison instead of a hash lookup.
         let mut hint = 0;
-        for element in doc {
-            let (key, value) = element?;
+        let mut elements = Iter::new(doc)?;
+        while let Some(e) = elements.next_elem()? {
             deep |= self
                 .fields
-                .slot_hinted(key.as_str(), &mut hint)
-                .add(value, depth)?;
+                .slot_hinted(e.name, &mut hint)?
+                .add(e.ty, e.value, depth)?;
         }
         Ok(deep)
     }
 
-    fn add_elements(&mut self, array: &RawArray, depth: usize) -> Result<bool, bson::error::Error> {
+    fn add_elements(&mut self, array: &[u8], depth: usize) -> Result<bool, Bad> {
         let elements = self.elements.get_or_insert_with(Box::default);
         let mut deep = false;
         let mut len = 0;
-        for value in array {
-            deep |= elements.add(value?, depth)?;
+        let mut values = Iter::new(array)?;
+        while let Some(e) = values.next_elem()? {
+            deep |= elements.add(e.ty, e.value, depth)?;
             len += 1;
         }
         self.lengths.add(len);
@@ -496,16 +525,17 @@ impl Default for Partition {
 
 impl Partition {
     /// Counts one document whose field holds `value` and has the root fields `keys`.
-    fn add(&mut self, value: RawBsonRef<'_>, keys: &[&str]) {
+    fn add(&mut self, value: &Elem<'_>, elements: &[Elem<'_>]) {
         let Some(values) = &mut self.values else {
             return;
         };
-        let value = match value {
-            RawBsonRef::String(s) if s.len() <= MAX_DISTINCT_LEN => s,
-            _ => {
-                self.values = None;
-                return;
-            }
+        let short = (value.ty == ty::STRING)
+            .then(|| raw::str_bytes(value.value))
+            .filter(|s| s.len() <= MAX_DISTINCT_LEN)
+            .and_then(|s| std::str::from_utf8(s).ok());
+        let Some(value) = short else {
+            self.values = None;
+            return;
         };
         let index = match values.get_index_of(value) {
             Some(index) => index,
@@ -518,18 +548,25 @@ impl Partition {
         let presence = &mut values[index];
         presence.documents += 1;
         let mut hint = 0;
-        for key in keys {
-            // As `Fields::slot_hinted`: the name after the previous one is tried first.
+        for e in elements {
+            // As `Fields::slot_hinted`: the name after the previous one is tried first. The
+            // root's names were read as UTF-8 by the field tree before.
             let found = match presence.fields.get_index(hint) {
-                Some((k, _)) if k == key => Some(hint),
-                _ => presence.fields.get_index_of(*key),
+                Some((k, _)) if k.as_bytes() == e.name => Some(hint),
+                _ => match std::str::from_utf8(e.name) {
+                    Ok(key) => presence.fields.get_index_of(key),
+                    Err(_) => continue,
+                },
             };
             hint = match found {
                 Some(i) => {
                     presence.fields[i] += 1;
                     i + 1
                 }
-                None => presence.fields.insert_full((*key).to_owned(), 1).0 + 1,
+                None => {
+                    let key = String::from_utf8_lossy(e.name).into_owned();
+                    presence.fields.insert_full(key, 1).0 + 1
+                }
             };
         }
     }
@@ -552,6 +589,122 @@ impl Partition {
     }
 }
 
+/// The largest value a schema-version field may hold: versions are small whole numbers.
+pub const MAX_VERSION: i64 = 9999;
+
+/// How many root fields with version-like names get a census per value (the first seen).
+pub const MAX_VERSION_FIELDS: usize = 4;
+
+/// Whether a root field's name reads as a schema version: `v`, `ver`, `version`, `rev`, or any
+/// name ending in `version` once case, `_` and `-` are set aside (`schemaVersion`,
+/// `schema_version`, `doc-version`). Only such fields get a census per value; whether one
+/// really is a schema version the data decides (`infer::model`). Mongoose's `__v` is not one:
+/// it counts a document's array rewrites for optimistic concurrency (its `versionKey` option).
+pub fn is_version_name(key: &str) -> bool {
+    version_name(key.as_bytes())
+}
+
+/// [`is_version_name`] on a name's bytes, first rejecting by its last letter (every accepted
+/// name ends in `v`, `r`, `s` or `n`): it runs for every root field of every document.
+fn version_name(key: &[u8]) -> bool {
+    let last = key.iter().rev().find(|b| **b != b'_' && **b != b'-');
+    if !last.is_some_and(|b| matches!(b.to_ascii_lowercase(), b'v' | b'r' | b's' | b'n')) {
+        return false;
+    }
+    if key == b"__v" || key.len() > 40 {
+        return false;
+    }
+    let mut folded = [0u8; 40];
+    let mut n = 0;
+    for b in key.iter().copied().filter(|b| *b != b'_' && *b != b'-') {
+        folded[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let folded = &folded[..n];
+    matches!(folded, b"v" | b"ver" | b"vers" | b"rev" | b"revision") || folded.ends_with(b"version")
+}
+
+/// A census per value of one root field whose name reads as a schema version
+/// ([`is_version_name`]): the evidence that the documents of each version have a shape of
+/// their own. Kept while every value is a whole number (`int` or `long`) from 0 to
+/// [`MAX_VERSION`], at most [`MAX_VARIANTS`] of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Versions {
+    /// Per value, in the order first seen, the documents holding it, counted as the census
+    /// root counts them; `None` once the field cannot be a version.
+    pub values: Option<IndexMap<i64, Node>>,
+    /// The documents without the field, counted the same way.
+    pub absent: Node,
+}
+
+impl Versions {
+    /// Starts tracking a field first seen after the documents `before` (which all lack it).
+    fn starting_after(before: &Node) -> Versions {
+        Versions {
+            values: Some(IndexMap::new()),
+            absent: before.clone(),
+        }
+    }
+
+    /// Counts one document whose field holds `value`.
+    fn add(&mut self, value: &Elem<'_>, doc: &RawDocument) -> Result<(), Bad> {
+        let Some(values) = &mut self.values else {
+            return Ok(());
+        };
+        let number = match value.ty {
+            ty::INT32 => i64::from(raw::i32_of(value.value)),
+            ty::INT64 => raw::i64_of(value.value),
+            _ => -1,
+        };
+        if !(0..=MAX_VERSION).contains(&number)
+            || (!values.contains_key(&number) && values.len() == MAX_VARIANTS)
+        {
+            self.stop();
+            return Ok(());
+        }
+        add_root(values.entry(number).or_default(), doc)
+    }
+
+    fn stop(&mut self) {
+        self.values = None;
+        self.absent = Node::default();
+    }
+
+    /// Adds `other`'s counts; `other_root` is the root of `other`'s census, for when `other`
+    /// never saw the field (all its documents lack it).
+    fn merge(&mut self, other: Option<&Versions>, other_root: &Node) {
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        let Some(other) = other else {
+            self.absent.merge(other_root);
+            return;
+        };
+        let Some(theirs) = &other.values else {
+            self.stop();
+            return;
+        };
+        for (value, node) in theirs {
+            values.entry(*value).or_default().merge(node);
+        }
+        if values.len() > MAX_VARIANTS {
+            self.stop();
+            return;
+        }
+        self.absent.merge(&other.absent);
+    }
+}
+
+/// One root element, read once per document.
+type Element<'a> = Elem<'a>;
+
+/// Counts one document into a census root node.
+fn add_root(root: &mut Node, doc: &RawDocument) -> Result<(), Bad> {
+    root.count += 1;
+    root.types.0[BsonType::Object as usize] += 1;
+    root.add_fields(doc.as_bytes(), 1).map(|_| ())
+}
+
 /// The census of a collection: one [`Node`] tree rooted at the documents.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Census {
@@ -566,6 +719,9 @@ pub struct Census {
     /// Per root field, field presence per value (discriminator candidates); empty once the
     /// root's names look like data (more than [`MAX_FIELDS`]), as they then are for the root.
     pub partitions: IndexMap<String, Partition>,
+    /// Per root field whose name reads as a schema version, a census per value (schema-version
+    /// candidates); empty once the root's names look like data.
+    pub versions: IndexMap<String, Versions>,
 }
 
 impl Census {
@@ -591,43 +747,113 @@ impl Census {
     pub fn add(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
         self.documents += 1;
         self.largest_document = self.largest_document.max(doc.as_bytes().len() as u64);
+        // The root's elements are read once, for the field tree, the partitions and the
+        // versions alike (each used to walk the document again).
+        let mut elements: Vec<Element<'_>> = Vec::with_capacity(16);
+        let mut fault = false;
+        match Iter::new(doc.as_bytes()) {
+            Ok(mut iter) => loop {
+                match iter.next_elem() {
+                    Ok(Some(e)) => elements.push(e),
+                    Ok(None) => break,
+                    Err(Bad) => {
+                        fault = true;
+                        break;
+                    }
+                }
+            },
+            Err(Bad) => fault = true,
+        }
+        // Before the root counts it: a version field seen for the first time starts its
+        // census of absent documents from the root as it was.
+        self.count_versions(doc, &elements)
+            .map_err(|Bad| malformed(doc))?;
         self.root.count += 1;
         self.root.types.0[BsonType::Object as usize] += 1;
-        if self.root.add_fields(doc, 1)? {
+        let mut deep = false;
+        let mut hint = 0;
+        for e in &elements {
+            let added = self
+                .root
+                .fields
+                .slot_hinted(e.name, &mut hint)
+                .and_then(|node| node.add(e.ty, e.value, 1));
+            match added {
+                Ok(d) => deep |= d,
+                Err(Bad) => {
+                    fault = true;
+                    break;
+                }
+            }
+        }
+        if deep {
             self.too_deep += 1;
         }
-        self.partition(doc)
+        if fault {
+            return Err(malformed(doc));
+        }
+        self.partition(&elements);
+        Ok(())
+    }
+
+    /// Counts the document under the value of each root field whose name reads as a schema
+    /// version, or as lacking the fields it does not have.
+    fn count_versions(&mut self, doc: &RawDocument, elements: &[Element<'_>]) -> Result<(), Bad> {
+        if !matches!(self.root.fields, Fields::Named(_)) {
+            self.versions.clear();
+            return Ok(());
+        }
+        // Which tracked fields this document has.
+        let mut seen = [false; MAX_VERSION_FIELDS];
+        for e in elements {
+            if !version_name(e.name) {
+                continue;
+            }
+            let key = utf8(e.name)?;
+            let index = match self.versions.get_index_of(key) {
+                Some(index) => index,
+                None if self.versions.len() == MAX_VERSION_FIELDS => continue,
+                None => {
+                    let fresh = Versions::starting_after(&self.root);
+                    self.versions.insert_full(key.to_owned(), fresh).0
+                }
+            };
+            seen[index] = true;
+            self.versions[index].add(e, doc)?;
+        }
+        for (versions, seen) in self.versions.values_mut().zip(seen) {
+            if versions.values.is_some() && !seen {
+                add_root(&mut versions.absent, doc)?;
+            }
+        }
+        Ok(())
     }
 
     /// Counts the document's root fields under the value of each of its root fields.
-    fn partition(&mut self, doc: &RawDocument) -> Result<(), bson::error::Error> {
+    fn partition(&mut self, elements: &[Element<'_>]) {
         if !matches!(self.root.fields, Fields::Named(_)) {
             self.partitions.clear();
-            return Ok(());
-        }
-        let mut keys = Vec::new();
-        for element in doc {
-            keys.push(element?.0.as_str());
+            return;
         }
         let mut hint = 0;
-        for element in doc {
-            let (key, value) = element?;
+        for e in elements {
             let found = match self.partitions.get_index(hint) {
-                Some((k, _)) if k == key.as_str() => Some(hint),
-                _ => self.partitions.get_index_of(key.as_str()),
+                Some((k, _)) if k.as_bytes() == e.name => Some(hint),
+                _ => match std::str::from_utf8(e.name) {
+                    Ok(key) => self.partitions.get_index_of(key),
+                    Err(_) => continue,
+                },
             };
             let index = match found {
                 Some(index) => index,
                 None => {
-                    self.partitions
-                        .insert_full(key.as_str().to_owned(), Partition::default())
-                        .0
+                    let key = String::from_utf8_lossy(e.name).into_owned();
+                    self.partitions.insert_full(key, Partition::default()).0
                 }
             };
             hint = index + 1;
-            self.partitions[index].add(value, &keys);
+            self.partitions[index].add(e, elements);
         }
-        Ok(())
     }
 
     /// Adds everything `other` counted: `census(a ++ b) == census(a).merge(census(b))`.
@@ -635,7 +861,22 @@ impl Census {
         self.documents += other.documents;
         self.too_deep += other.too_deep;
         self.largest_document = self.largest_document.max(other.largest_document);
+        let mine: Vec<String> = self.versions.keys().cloned().collect();
+        for key in &mine {
+            self.versions[key.as_str()].merge(other.versions.get(key), &other.root);
+        }
+        for (key, theirs) in &other.versions {
+            if !self.versions.contains_key(key) && self.versions.len() < MAX_VERSION_FIELDS {
+                // Every document counted here lacks the field.
+                let mut versions = Versions::starting_after(&self.root);
+                versions.merge(Some(theirs), &other.root);
+                self.versions.insert(key.clone(), versions);
+            }
+        }
         self.root.merge(&other.root);
+        if !matches!(self.root.fields, Fields::Named(_)) {
+            self.versions.clear();
+        }
         if matches!(self.root.fields, Fields::Named(_)) {
             for (key, partition) in &other.partitions {
                 self.partitions
@@ -798,6 +1039,77 @@ mod tests {
     }
 
     #[test]
+    fn malformed_values_are_errors_and_what_came_before_stays_counted() {
+        let good = bson::rawdoc! { "a": 1, "s": "x", "b": true };
+        let at = |bytes: &[u8], needle: &[u8]| {
+            bytes
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .unwrap()
+        };
+        // A string that is not UTF-8, then a boolean that is neither 0 nor 1.
+        let mut bad_string = good.as_bytes().to_vec();
+        let x = at(&bad_string, b"x\0");
+        bad_string[x] = 0xff;
+        let mut bad_bool = good.as_bytes().to_vec();
+        let b = at(&bad_bool, b"b\0") + 2;
+        bad_bool[b] = 2;
+        for bytes in [bad_string, bad_bool] {
+            let doc = RawDocument::from_bytes(&bytes).unwrap();
+            let mut c = Census::new();
+            let error = c.add(doc).unwrap_err();
+            assert!(error.to_string().contains("at byte"), "{error}");
+            assert_eq!(c.field(&["a"]).unwrap().count, 1);
+        }
+    }
+
+    #[test]
+    fn version_names() {
+        for name in [
+            "v",
+            "version",
+            "schemaVersion",
+            "schema_version",
+            "doc-version",
+            "_rev",
+        ] {
+            assert!(is_version_name(name), "{name}");
+        }
+        for name in ["__v", "kind", "vendor", "versions_seen", "conversion_rate"] {
+            assert!(!is_version_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_version_field_counts_each_value_and_the_documents_without_it() {
+        let c = census(&[
+            bson::rawdoc! { "name": "a" },
+            bson::rawdoc! { "v": 2, "first": "a" },
+            bson::rawdoc! { "name": "b" },
+            bson::rawdoc! { "v": 2_i64, "first": "b", "last": "c" },
+        ]);
+        let v = &c.versions["v"];
+        let values = v.values.as_ref().unwrap();
+        assert_eq!(values.keys().copied().collect::<Vec<_>>(), [2]);
+        assert_eq!(values[&2].count, 2);
+        assert_eq!(c_field(&values[&2], "last").count, 1);
+        assert_eq!(v.absent.count, 2);
+        assert_eq!(c_field(&v.absent, "name").count, 2);
+        // A value that is not a small whole number rules the field out.
+        let c = census(&[bson::rawdoc! { "v": 1 }, bson::rawdoc! { "v": "1.2.0" }]);
+        assert_eq!(c.versions["v"].values, None);
+        let c = census(&[bson::rawdoc! { "v": MAX_VERSION + 1 }]);
+        assert_eq!(c.versions["v"].values, None);
+    }
+
+    fn c_field<'a>(node: &'a Node, key: &str) -> &'a Node {
+        match &node.fields {
+            Fields::Named(named) => &named[key],
+            Fields::Map { .. } => panic!("a map"),
+        }
+    }
+
+    #[test]
     fn merged_halves_equal_the_whole() {
         let docs: Vec<_> = (0..200)
             .map(|i| {
@@ -805,7 +1117,19 @@ mod tests {
                 for k in 0..(i % 7) * 20 {
                     m.insert(format!("{k}"), i);
                 }
-                raw(bson::doc! { "i": i, "s": format!("{}", i % 40), "m": m, "xs": [i, "x"] })
+                let mut d =
+                    bson::doc! { "i": i, "s": format!("{}", i % 40), "m": m, "xs": [i, "x"] };
+                // A version field first seen late, sometimes absent, later not a version.
+                if i > 60 && i % 3 != 0 {
+                    d.insert("schemaVersion", i % 4);
+                }
+                if i > 120 && i % 5 == 0 {
+                    d.insert("v", i % 2);
+                }
+                if i == 190 {
+                    d.insert("rev", "x");
+                }
+                raw(d)
             })
             .collect();
         let whole = census(&docs);

@@ -18,6 +18,12 @@ pub(super) fn attributes(model: &Model, live: &CollectionSpec) -> (Vec<String>, 
     match &live.validator {
         // Declared without one, as the collection is; `infer`'s proof still shows what the
         // types would enforce once `validator = false` is removed.
+        // A versioned model cannot: `version(...)` is the validator (the derive refuses both).
+        None if model.versioning.is_some() => notes.push(
+            "the collection has no validator, and version(...) declares one: `check` proposes \
+             adding it (run `audit` first)"
+                .to_owned(),
+        ),
         None => attrs.push("validator = false".to_owned()),
         Some(_) => {
             notes.push(
@@ -245,6 +251,20 @@ mod tests {
         );
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("\"missing\" is not a field"), "{notes:?}");
+    }
+
+    #[test]
+    fn a_versioned_model_is_not_declared_without_a_validator() {
+        let model = model_of(&[
+            bson::rawdoc! { "v": 1, "a": 1 },
+            bson::rawdoc! { "v": 1, "a": 2 },
+            bson::rawdoc! { "v": 2, "b": 1 },
+            bson::rawdoc! { "v": 2, "b": 2 },
+        ]);
+        assert!(model.versioning.is_some());
+        let (attrs, notes) = attributes(&model, &CollectionSpec::new("orders"));
+        assert!(attrs.is_empty(), "{attrs:?}");
+        assert!(notes[0].contains("version(...) declares one"), "{notes:?}");
     }
 
     #[test]

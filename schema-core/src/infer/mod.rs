@@ -22,11 +22,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Not yet: schema-version detection (issue 13).
+//! A root field that is a schema version (its values decide which fields the documents have)
+//! makes one struct per version, declared with `#[mongo(version(...))]`, and the `From`
+//! conversions into the current one ([`convert`]).
 
 pub mod census;
 pub mod census_stats;
+pub mod convert;
 mod declare;
+pub mod lints;
 pub mod model;
 mod names;
 pub mod rust;
@@ -78,7 +82,8 @@ pub fn infer(
     options: &Options,
 ) -> Result<Inference, InferError> {
     check_name(collection)?;
-    let model = model::build(census, collection, options);
+    let mut model = model::build(census, collection, options);
+    convert::complete(&mut model);
     Ok(Inference {
         source: rust::source(&model, census.documents),
         validator: validator::root(&model),
@@ -113,6 +118,7 @@ pub fn infer_live(
 ) -> Result<Inference, InferError> {
     check_name(&live.name)?;
     let mut model = model::build(census, &live.name, options);
+    convert::complete(&mut model);
     let (attributes, notes) = declare::attributes(&model, live);
     model.attributes = attributes;
     model.notes.extend(notes);

@@ -12,20 +12,6 @@ use crate::schema::BsonType;
 /// when read as `f64`.
 const F64_EXACT: i64 = 1 << 53;
 
-/// Documents at least this large are noted: near the server's 16 MiB limit
-/// (`BSONObjMaxUserSize`), an update that grows them fails.
-const LARGE_DOCUMENT: u64 = 12 * 1024 * 1024;
-
-/// Arrays at least this long are noted as possibly unbounded.
-const LONG_ARRAY: u64 = 1000;
-
-/// Below this share of the documents that could have it (in percent), a field is noted as rare,
-/// once at least [`RARE_MIN_OBJECTS`] objects were seen (fewer say little).
-const RARE_PERCENT: u64 = 1;
-
-/// See [`RARE_PERCENT`].
-const RARE_MIN_OBJECTS: u64 = 100;
-
 /// A Rust type `infer` can write.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ty {
@@ -152,6 +138,76 @@ pub struct Model {
     /// A polymorphic collection: the root is an internally tagged enum with these variants
     /// (the root struct keeps every field, for index paths).
     pub tagged: Option<Tagged>,
+    /// A collection of several schema versions: the root struct is the current one.
+    pub versioning: Option<Versioning>,
+    /// The lints on what the census saw ([`super::lints`]).
+    pub findings: Vec<crate::Finding>,
+}
+
+/// A collection whose documents carry a schema version: `#[mongo(version(...))]` on the root,
+/// which is the current version's struct; each older version has a struct of its own and a
+/// conversion into the current one (what the derive's `Versioned::from_any_version` calls).
+#[derive(Clone, Debug)]
+pub struct Versioning {
+    /// The version field's stored name.
+    pub field: String,
+    /// The current version: the largest value seen.
+    pub current: i64,
+    /// The older versions, newest first.
+    pub previous: Vec<Previous>,
+    /// The `From` impls: each older root into the current root, and the nested types that
+    /// differ between them (filled by `convert::complete`).
+    pub conversions: Vec<Conversion>,
+}
+
+/// One `From` impl of the generated source.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Conversion {
+    /// Between two structs: each field of `to` from the fields of `from`.
+    Struct {
+        /// The older struct, in [`Model::structs`].
+        from: usize,
+        /// The newer struct.
+        to: usize,
+        /// `(field ident of to, Rust expression over old)`, in `to`'s field order.
+        fields: Vec<(String, String)>,
+        /// Stored names of `from`'s fields that `to` has not.
+        dropped: Vec<String>,
+        /// One sentence per value the conversion cannot fill.
+        unconverted: Vec<String>,
+    },
+    /// Between two unit enums, the older's values all among the newer's.
+    Enum {
+        /// The older enum, in [`Model::enums`].
+        from: usize,
+        /// The newer enum.
+        to: usize,
+        /// `(older variant, newer variant)` of the same stored value.
+        arms: Vec<(String, String)>,
+    },
+}
+
+impl Conversion {
+    /// The values this conversion cannot fill (none for an enum).
+    pub fn unconverted(&self) -> &[String] {
+        match self {
+            Conversion::Struct { unconverted, .. } => unconverted,
+            Conversion::Enum { .. } => &[],
+        }
+    }
+}
+
+/// One older version of a [`Versioning`].
+#[derive(Clone, Debug)]
+pub struct Previous {
+    /// Its version number.
+    pub value: i64,
+    /// Its struct in [`Model::structs`].
+    pub structure: usize,
+    /// Whether its documents may lack the version field: the oldest version's may, as the
+    /// derive declares it (documents written before versioning began).
+    pub may_be_absent: bool,
 }
 
 /// An internally tagged root enum: one variant per value of the discriminator.
@@ -215,6 +271,9 @@ impl Options {
 struct Builder<'a> {
     options: &'a Options,
     model: Model,
+    /// While an older version is built: its notes' prefix, and nested types equal to one
+    /// already built at the same path are shared.
+    older: Option<String>,
     /// The discriminator of a polymorphic collection, left out of the root's fields.
     tag: Option<String>,
     /// The root fields' types before `Option` for sometimes missing, in field order.
@@ -234,7 +293,10 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
             notes: Vec::new(),
             attributes: Vec::new(),
             tagged: None,
+            versioning: None,
+            findings: super::lints::lints(census, collection),
         },
+        older: None,
         tag: discriminator(census),
         root_base: Vec::new(),
         taken: names::RESERVED_TYPES
@@ -250,19 +312,119 @@ pub fn build(census: &Census, collection: &str, options: &Options) -> Model {
             super::census::MAX_DEPTH
         ));
     }
-    if census.largest_document >= LARGE_DOCUMENT {
-        b.model.notes.push(format!(
-            "the largest document has {} bytes, near the 16 MiB limit: an update that grows it \
-             will fail",
-            census.largest_document
-        ));
-    }
     let root_name = b.type_name(&names::singular(&names::pascal(collection)), "", "Document");
-    b.structure(&census.root, "", root_name);
-    if let Some(tag) = b.tag.clone() {
-        b.polymorph(census, &tag);
+    let versions = if b.tag.is_none() {
+        version_field(census)
+    } else {
+        None
+    };
+    match versions {
+        Some((field, groups)) => b.versioned(field, groups, root_name),
+        None => {
+            b.structure(&census.root, "", root_name);
+            if let Some(tag) = b.tag.clone() {
+                b.polymorph(census, &tag);
+            }
+        }
     }
     b.model
+}
+
+/// What a root field decides about the documents of each of its values: for each other root
+/// field, whether it is in all of them, none, or some, and which types it held.
+fn shape<'a>(node: &'a Node, skip: &str) -> Vec<(&'a str, u8, Vec<BsonType>)> {
+    let Fields::Named(named) = &node.fields else {
+        return Vec::new();
+    };
+    let mut shape: Vec<_> = named
+        .iter()
+        .filter(|(k, _)| k.as_str() != skip)
+        .map(|(k, child)| {
+            let presence = if child.count == node.count { 2 } else { 1 };
+            let kinds = child
+                .types
+                .seen()
+                .map(|(t, _)| t)
+                .filter(|t| *t != BsonType::Null)
+                .collect();
+            (k.as_str(), presence, kinds)
+        })
+        .collect();
+    shape.sort_by(|a, b| a.0.cmp(b.0));
+    shape
+}
+
+/// The documents of each version, newest first.
+type Groups = Vec<(i64, Node)>;
+
+/// The root field that is a schema version, if one is, with the documents of each version,
+/// newest first. A candidate has a name that reads as a version (`census::is_version_name`)
+/// and small whole numbers for values; the data decides: at least two versions (documents
+/// without the field count as the oldest, or as one older still when their shape differs),
+/// each repeated (no more versions than half the documents), and at least one other field
+/// whose presence or type the version decides. Of several, the one deciding most fields.
+fn version_field(census: &Census) -> Option<(String, Groups)> {
+    let mut best: Option<(usize, String, Groups)> = None;
+    for (key, versions) in &census.versions {
+        if key == "_id" || key.contains('.') || key.starts_with('$') {
+            continue;
+        }
+        let Some(values) = &versions.values else {
+            continue;
+        };
+        let mut groups: Groups = values.iter().map(|(v, n)| (*v, n.clone())).collect();
+        groups.sort_by_key(|g| std::cmp::Reverse(g.0));
+        let absent = &versions.absent;
+        if absent.count > 0 {
+            match groups.last_mut() {
+                // The oldest stored version, written before the field was: merged with the
+                // oldest numbered one when they look alike (and that one is not the current).
+                Some((oldest, node))
+                    if *oldest == 0
+                        || (values.len() >= 2 && shape(absent, key) == shape(node, key)) =>
+                {
+                    node.merge(absent);
+                }
+                Some((oldest, _)) => {
+                    let value = *oldest - 1;
+                    groups.push((value, absent.clone()));
+                }
+                None => {}
+            }
+        }
+        if groups.len() < 2 || groups.len() as u64 * 2 > census.documents {
+            continue;
+        }
+        let mut fields: Vec<&str> = Vec::new();
+        let shapes: Vec<_> = groups.iter().map(|(_, n)| shape(n, key)).collect();
+        for s in &shapes {
+            for (name, _, _) in s {
+                if !fields.contains(name) {
+                    fields.push(name);
+                }
+            }
+        }
+        let decided = fields
+            .iter()
+            .filter(|field| {
+                let per_group: Vec<Option<&(&str, u8, Vec<BsonType>)>> = shapes
+                    .iter()
+                    .map(|s| s.iter().find(|(n, _, _)| n == *field))
+                    .collect();
+                let always = per_group.iter().filter(|p| p.is_some_and(|p| p.1 == 2));
+                let never = per_group.iter().filter(|p| p.is_none()).count();
+                let presence_decided = never > 0 && always.count() + never == per_group.len();
+                let mut kinds = per_group.iter().flatten().map(|p| &p.2);
+                let first = kinds.next();
+                let retyped = kinds.any(|k| Some(k) != first);
+                presence_decided || retyped
+            })
+            .count();
+        if decided > 0 && best.as_ref().is_none_or(|(n, _, _)| decided > *n) {
+            best = Some((decided, key.clone(), groups));
+        }
+    }
+    best.map(|(_, key, groups)| (key, groups))
 }
 
 /// The root field whose values partition field presence, if one does: present in every
@@ -385,6 +547,39 @@ impl Builder<'_> {
         });
     }
 
+    /// One struct per version, the current (newest) first as the root, and the conversions
+    /// from each older one.
+    fn versioned(&mut self, field: String, groups: Groups, root_name: String) {
+        let current = groups[0].0;
+        self.structure(&groups[0].1, "", root_name.clone());
+        let oldest = groups.last().map_or(current, |g| g.0);
+        let mut previous = Vec::new();
+        for (value, node) in &groups[1..] {
+            self.older = Some(format!("version {value}, "));
+            let name = self.type_name(&format!("{root_name}V{value}"), "", "Document");
+            let structure = self.structure(node, "", name);
+            previous.push(Previous {
+                value: *value,
+                structure,
+                may_be_absent: *value == oldest,
+            });
+        }
+        self.older = None;
+        let versions: Vec<String> = groups.iter().map(|g| g.0.to_string()).collect();
+        let text = format!(
+            "the schema version (values {}): one struct per version, the newest ({current}) \
+             the root; older documents are read through From",
+            versions.join(", ")
+        );
+        self.note(&field, text);
+        self.model.versioning = Some(Versioning {
+            field,
+            current,
+            previous,
+            conversions: Vec::new(),
+        });
+    }
+
     /// A free type name: `wanted`, else `parent` + `wanted`, else `wanted2`, `wanted3`...
     fn type_name(&mut self, wanted: &str, parent: &str, fallback: &str) -> String {
         let wanted = if wanted.is_empty() { fallback } else { wanted };
@@ -407,7 +602,44 @@ impl Builder<'_> {
 
     fn note(&mut self, path: &str, text: String) {
         let path = if path.is_empty() { "(document)" } else { path };
-        self.model.notes.push(format!("{path}: {text}"));
+        let note = format!("{path}: {text}");
+        match &self.older {
+            // An older version's note is kept when the newer ones did not make it already.
+            Some(prefix) => {
+                if !self.model.notes.iter().any(|n| n.ends_with(&note)) {
+                    self.model.notes.push(format!("{prefix}{note}"));
+                }
+            }
+            None => self.model.notes.push(note),
+        }
+    }
+
+    /// While an older version is built: the struct just built at `index` (the last, its own
+    /// nested types already shared) when one built before at the same path has the same
+    /// fields; that one is used instead.
+    fn share(&mut self, index: usize) -> usize {
+        let root = self.model.structs[index].path.is_empty();
+        if self.older.is_none() || index + 1 != self.model.structs.len() || root {
+            return index;
+        }
+        let built = &self.model.structs[index];
+        let same = |s: &Struct| {
+            s.path == built.path
+                && s.names == built.names
+                && s.fields.len() == built.fields.len()
+                && s.fields.iter().zip(&built.fields).all(|(a, b)| {
+                    (&a.ident, &a.name, &a.ty, a.sometimes_missing)
+                        == (&b.ident, &b.name, &b.ty, b.sometimes_missing)
+                })
+        };
+        match self.model.structs[..index].iter().position(same) {
+            Some(earlier) => {
+                let dropped = self.model.structs.pop().expect("index is the last");
+                self.taken.remove(&dropped.name);
+                earlier
+            }
+            None => index,
+        }
     }
 
     /// Adds the struct for the object path `node`, returning its index.
@@ -450,29 +682,6 @@ impl Builder<'_> {
                 );
             }
             let sometimes_missing = child.count < node.objects() || dotted;
-            if node.objects() >= RARE_MIN_OBJECTS
-                && child.count * 100 < node.objects() * RARE_PERCENT
-            {
-                self.note(
-                    &child_path,
-                    format!(
-                        "present in {} of {} (under {RARE_PERCENT}%): a leftover to migrate away?",
-                        child.count,
-                        node.objects()
-                    ),
-                );
-            }
-            if let Some(lengths) = child.lengths.range.filter(|r| r.max >= LONG_ARRAY) {
-                self.note(
-                    &child_path,
-                    format!(
-                        "arrays of up to {} elements (p99 at most {}): if it grows with the data, \
-                         it is the unbounded-array anti-pattern; consider a collection of its own",
-                        lengths.max,
-                        child.lengths.p99().unwrap_or(lengths.max)
-                    ),
-                );
-            }
             if path.is_empty() {
                 self.root_base.push(ty.clone());
             }
@@ -498,7 +707,7 @@ impl Builder<'_> {
         let s = &mut self.model.structs[index];
         s.fields = fields;
         s.names = names;
-        index
+        self.share(index)
     }
 
     /// The type of the values at `node`, and a note when it is a compromise.
@@ -635,6 +844,17 @@ impl Builder<'_> {
         }
         let values: Vec<String> = values.iter().cloned().collect();
         let (variants, rename_all) = names::variants(&values);
+        if self.older.is_some() {
+            // An older version's enum with the variants of one built already: shared.
+            let same = self
+                .model
+                .enums
+                .iter()
+                .position(|e| e.path == path && e.variants == variants);
+            if let Some(index) = same {
+                return Ty::Enum(index);
+            }
+        }
         let name = self.type_name(&names::pascal(key), parent, "Kind");
         self.model.enums.push(Enum {
             name,
@@ -807,6 +1027,99 @@ mod tests {
         assert_eq!(tag_of(&docs).as_deref(), Some("kind"));
     }
 
+    fn versions_of(docs: &[bson::Document]) -> Option<(String, i64, Vec<i64>)> {
+        model(docs, false).versioning.map(|v| {
+            let previous = v.previous.iter().map(|p| p.value).collect();
+            (v.field, v.current, previous)
+        })
+    }
+
+    #[test]
+    fn a_version_field_deciding_the_shape_makes_one_struct_per_version() {
+        let docs = [
+            bson::doc! { "_id": 1, "name": "Ada L" },
+            bson::doc! { "_id": 2, "schemaVersion": 2, "first": "Ada", "last": "L" },
+            bson::doc! { "_id": 3, "name": "Bo" },
+            bson::doc! { "_id": 4, "schemaVersion": 2, "first": "Bo", "last": "" },
+            bson::doc! { "_id": 5, "schemaVersion": 3, "first": "Cy", "last": "", "age": 3 },
+            bson::doc! { "_id": 6, "schemaVersion": 3, "first": "Di", "last": "", "age": 4 },
+        ];
+        // The documents without the field are a version older than the oldest numbered one.
+        assert_eq!(
+            versions_of(&docs),
+            Some(("schemaVersion".to_owned(), 3, vec![2, 1]))
+        );
+        let m = model(&docs, false);
+        let v = m.versioning.as_ref().unwrap();
+        let names: Vec<&str> = [0, v.previous[0].structure, v.previous[1].structure]
+            .iter()
+            .map(|i| m.structs[*i].name.as_str())
+            .collect();
+        assert_eq!(names, ["Thing", "ThingV2", "ThingV1"]);
+        assert!(v.previous[1].may_be_absent && !v.previous[0].may_be_absent);
+    }
+
+    #[test]
+    fn no_version_without_a_version_name_a_decided_field_or_two_versions() {
+        let shaped = |key: &str| {
+            vec![
+                bson::doc! { key: 1, "a": 1 },
+                bson::doc! { key: 1, "a": 1 },
+                bson::doc! { key: 2, "b": 1 },
+                bson::doc! { key: 2, "b": 1 },
+            ]
+        };
+        assert!(versions_of(&shaped("v")).is_some());
+        assert!(versions_of(&shaped("schema_version")).is_some());
+        // Numbers naming kinds are no versions; serde cannot tag by number either.
+        assert_eq!(versions_of(&shaped("kind")), None);
+        // Mongoose's revision counter.
+        assert_eq!(versions_of(&shaped("__v")), None);
+        // A version that decides nothing (a device's firmware version, say).
+        let firmware: Vec<_> = (0..8)
+            .map(|i| bson::doc! { "version": i % 3, "serial": i })
+            .collect();
+        assert_eq!(versions_of(&firmware), None);
+        // One version only.
+        let one = [
+            bson::doc! { "version": 2, "a": 1 },
+            bson::doc! { "version": 2, "a": 1 },
+        ];
+        assert_eq!(versions_of(&one), None);
+        // String versions stay a tagged enum: the derive pins whole numbers only.
+        let strings = [
+            bson::doc! { "version": "v1", "a": 1 },
+            bson::doc! { "version": "v1", "a": 1 },
+            bson::doc! { "version": "v2", "b": 1 },
+            bson::doc! { "version": "v2", "b": 1 },
+        ];
+        assert_eq!(versions_of(&strings), None);
+        assert_eq!(tag_of(&strings).as_deref(), Some("version"));
+    }
+
+    #[test]
+    fn a_version_changing_a_type_counts_as_deciding() {
+        let docs = [
+            bson::doc! { "v": 1, "price": "9.99" },
+            bson::doc! { "v": 1, "price": "1.00" },
+            bson::doc! { "v": 2, "price": 9.99 },
+            bson::doc! { "v": 2, "price": 1.0 },
+        ];
+        let m = model(&docs, false);
+        let v = m.versioning.as_ref().expect("price changes type");
+        let price = |s: usize| {
+            m.structs[s]
+                .fields
+                .iter()
+                .find(|f| f.name == "price")
+                .unwrap()
+                .ty
+                .clone()
+        };
+        assert_eq!(price(0), Ty::F64);
+        assert_eq!(price(v.previous[0].structure), Ty::String);
+    }
+
     #[test]
     fn uuids_are_subtype_4_of_16_bytes() {
         let bin = |subtype: u8, len: usize| bson::Binary {
@@ -865,34 +1178,6 @@ mod tests {
         assert_eq!(m.enums[0].rename_all, Some("lowercase"));
         // Six values seen once each are not low-cardinality.
         assert_eq!(field(&m, "u").ty, Ty::String);
-    }
-
-    #[test]
-    fn rare_fields_and_long_arrays_are_noted() {
-        let mut docs: Vec<_> = (0..150).map(|i| bson::doc! { "n": i }).collect();
-        docs[0].insert("rare", 1);
-        docs[1].insert("long", vec![1; 1000]);
-        let m = model(&docs, false);
-        assert!(
-            m.notes
-                .iter()
-                .any(|n| n.starts_with("rare: present in 1 of 150")),
-            "{:?}",
-            m.notes
-        );
-        assert!(
-            m.notes
-                .iter()
-                .any(|n| n.starts_with("long: arrays of up to 1000")),
-            "{:?}",
-            m.notes
-        );
-        let m = model(&docs[..99], false);
-        assert!(
-            !m.notes.iter().any(|n| n.starts_with("rare")),
-            "{:?}",
-            m.notes
-        );
     }
 
     #[test]

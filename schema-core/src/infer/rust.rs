@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::model::{Enum, Field, FieldNames, Model, Struct, Tagged, Ty};
+use super::model::{Conversion, Enum, Field, FieldNames, Model, Struct, Tagged, Ty};
 use super::names;
 
 /// The Rust source of the model.
@@ -17,6 +17,21 @@ pub fn source(model: &Model, documents: u64) -> String {
     );
     for note in &model.notes {
         let _ = writeln!(out, "// note: {}", one_line(note));
+    }
+    for f in &model.findings {
+        let path = if f.path.is_empty() {
+            "(documents)"
+        } else {
+            &f.path
+        };
+        let _ = writeln!(
+            out,
+            "// {} ({}): {}: {}",
+            f.severity,
+            f.rule,
+            one_line(path),
+            one_line(&f.message)
+        );
     }
     out.push('\n');
     out.push_str("use mongo_schema::MongoSchema;\n");
@@ -35,8 +50,71 @@ pub fn source(model: &Model, documents: u64) -> String {
         out.push('\n');
         write_enum(&mut out, e);
     }
+    if let Some(versioning) = &model.versioning {
+        write_conversions(&mut out, model, &versioning.conversions);
+    }
     out
 }
+
+/// The `From` impls the derive's `Versioned` reads older documents through, and the marker for
+/// what they cannot fill.
+fn write_conversions(out: &mut String, model: &Model, conversions: &[Conversion]) {
+    for c in conversions {
+        out.push('\n');
+        match c {
+            Conversion::Struct {
+                from,
+                to,
+                fields,
+                dropped,
+                ..
+            } => {
+                let (older, newer) = (&model.structs[*from].name, &model.structs[*to].name);
+                let reads = fields.iter().any(|(_, e)| e.contains("old."));
+                let param = if reads { "old" } else { "_old" };
+                let _ = writeln!(out, "impl From<{older}> for {newer} {{");
+                let _ = writeln!(out, "    fn from({param}: {older}) -> {newer} {{");
+                if !dropped.is_empty() {
+                    let _ = writeln!(
+                        out,
+                        "        // not kept: {}",
+                        one_line(&dropped.join(", "))
+                    );
+                }
+                let _ = writeln!(out, "        {newer} {{");
+                for (ident, expr) in fields {
+                    let _ = writeln!(out, "            {ident}: {expr},");
+                }
+                out.push_str("        }\n    }\n}\n");
+            }
+            Conversion::Enum { from, to, arms } => {
+                let (older, newer) = (&model.enums[*from].name, &model.enums[*to].name);
+                let _ = writeln!(out, "impl From<{older}> for {newer} {{");
+                let _ = writeln!(out, "    fn from(old: {older}) -> {newer} {{");
+                out.push_str("        match old {\n");
+                for (a, b) in arms {
+                    let _ = writeln!(out, "            {older}::{a} => {newer}::{b},");
+                }
+                out.push_str("        }\n    }\n}\n");
+            }
+        }
+    }
+    if conversions.iter().any(|c| !c.unconverted().is_empty()) {
+        out.push_str(UNCONVERTED);
+    }
+}
+
+/// The marker of a value no conversion was written for: the generated `From` impls call it
+/// where an older version lacks what the newer one requires, so reading such a document with
+/// `from_any_version` stops there, loudly, until the conversion is written.
+const UNCONVERTED: &str = "
+/// A value `infer` could not derive from an older version's document: replace each call with
+/// the conversion your migration needs. Until then, reading such a document panics here.
+#[track_caller]
+fn unconverted<T>(what: &str) -> T {
+    panic!(\"infer wrote no conversion: {what} (see the From impls)\")
+}
+";
 
 /// A note made safe inside a `//` comment: on one line, and without the control and bidi
 /// characters rustc refuses in comments (the deny-by-default `text_direction_codepoint_in_comment`
@@ -63,12 +141,27 @@ fn is_unsafe_in_comment(c: char) -> bool {
 
 /// The root's `#[mongo(collection = ..., ...)]`.
 fn write_collection(out: &mut String, model: &Model) {
-    if model.attributes.is_empty() {
+    let mut attributes = Vec::new();
+    if let Some(v) = &model.versioning {
+        let previous: Vec<String> = v
+            .previous
+            .iter()
+            .map(|p| format!("{} = {}", model.structs[p.structure].name, p.value))
+            .collect();
+        attributes.push(format!(
+            "version(field = {:?}, current = {}, previous({}))",
+            v.field,
+            v.current,
+            previous.join(", ")
+        ));
+    }
+    attributes.extend(model.attributes.iter().cloned());
+    if attributes.is_empty() {
         let _ = writeln!(out, "#[mongo(collection = {:?})]", model.collection);
     } else {
         out.push_str("#[mongo(\n");
         let _ = writeln!(out, "    collection = {:?},", model.collection);
-        for attr in &model.attributes {
+        for attr in &attributes {
             let _ = writeln!(out, "    {attr},");
         }
         out.push_str(")]\n");
@@ -76,8 +169,26 @@ fn write_collection(out: &mut String, model: &Model) {
 }
 
 fn write_struct(out: &mut String, model: &Model, s: &Struct, root: bool) {
-    if !root {
-        let _ = writeln!(out, "// at {}", one_line(&s.path));
+    let older = model
+        .versioning
+        .iter()
+        .flat_map(|v| &v.previous)
+        .find(|p| model.structs[p.structure].name == s.name);
+    match older {
+        Some(p) if p.may_be_absent => {
+            let _ = writeln!(
+                out,
+                "// schema version {} (and documents without the field)",
+                p.value
+            );
+        }
+        Some(p) => {
+            let _ = writeln!(out, "// schema version {}", p.value);
+        }
+        None if !root => {
+            let _ = writeln!(out, "// at {}", one_line(&s.path));
+        }
+        None => {}
     }
     out.push_str("#[derive(Debug, Clone, Serialize, Deserialize, MongoSchema)]\n");
     if root {

@@ -6,12 +6,30 @@
 use crate::generate::derive_support::{Object, any_of, internal, string_enum};
 use crate::generate::{MongoSchema, SchemaGenerator, array_of, map_of, nullable, root_schema};
 use crate::schema::JsonSchema;
+use crate::version::{Version, versioned};
 
 use super::model::{Field, Model, Ty};
 
 /// The `$jsonSchema` of the model's root type, as `<Root as MongoSchema>::root_schema()` builds
 /// it (what `#[mongo(collection)]` puts in the collection's validator).
 pub fn root(model: &Model) -> JsonSchema {
+    if let Some(v) = &model.versioning {
+        // The derive's `ValidatorSource::Versioned`: each version's `root_schema()` (a fresh
+        // generator each), current first, pinned by `version::versioned`.
+        let one =
+            |index: usize| root_schema(structure(model, index, &mut SchemaGenerator::default()));
+        let mut versions = vec![Version {
+            value: v.current,
+            may_be_absent: false,
+            schema: one(0),
+        }];
+        versions.extend(v.previous.iter().map(|p| Version {
+            value: p.value,
+            may_be_absent: p.may_be_absent,
+            schema: one(p.structure),
+        }));
+        return root_schema(versioned(&v.field, &versions));
+    }
     let mut g = SchemaGenerator::default();
     let schema = match &model.tagged {
         // The derive's `enumeration` for `#[serde(tag)]`: one `internal` branch per variant,

@@ -943,6 +943,9 @@ impl ServerCensus {
             largest_document: self.largest_document,
             root,
             partitions,
+            // Not counted server-side yet: version detection needs a census per version value
+            // (issue 13), so `--server-side` writes one struct for every version.
+            versions: indexmap::IndexMap::new(),
         })
     }
 

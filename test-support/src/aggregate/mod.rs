@@ -4,7 +4,7 @@
 
 mod expr;
 mod group;
-mod order;
+pub(crate) mod order;
 
 use bson::{Bson, Document};
 

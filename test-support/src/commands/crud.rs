@@ -7,7 +7,7 @@ use bson::{Bson, Document, doc, oid::ObjectId};
 
 use super::{Context, collection, cursor, wrong_type};
 use crate::error::{CommandError, code};
-use crate::matcher::{self, compare, lookup, number, values_equal};
+use crate::matcher::{self, lookup, number, values_equal};
 use crate::state::State;
 
 /// Source: the manual's `insert` page: `{n, writeErrors?: [{index, code, errmsg, errInfo?}], ok: 1}`;
@@ -334,7 +334,7 @@ fn sort_documents(docs: &mut [Document], spec: &Document) -> Result<(), CommandE
                 .first()
                 .map(|v| (*v).clone())
                 .unwrap_or(Bson::Null);
-            let order = compare(&x, &y).unwrap_or_else(|| type_rank(&x).cmp(&type_rank(&y)));
+            let order = crate::aggregate::order::compare(&x, &y);
             let order = if *descending { order.reverse() } else { order };
             if order != Ordering::Equal {
                 return order;
@@ -343,25 +343,6 @@ fn sort_documents(docs: &mut [Document], spec: &Document) -> Result<(), CommandE
         Ordering::Equal
     });
     Ok(())
-}
-
-/// The manual's "Comparison/Sort Order" of BSON types.
-fn type_rank(value: &Bson) -> u8 {
-    match value {
-        Bson::MinKey => 0,
-        Bson::Null | Bson::Undefined => 1,
-        Bson::Int32(_) | Bson::Int64(_) | Bson::Double(_) | Bson::Decimal128(_) => 2,
-        Bson::Symbol(_) | Bson::String(_) => 3,
-        Bson::Document(_) => 4,
-        Bson::Array(_) => 5,
-        Bson::Binary(_) => 6,
-        Bson::ObjectId(_) => 7,
-        Bson::Boolean(_) => 8,
-        Bson::DateTime(_) => 9,
-        Bson::Timestamp(_) => 10,
-        Bson::RegularExpression(_) => 11,
-        _ => 12,
-    }
 }
 
 /// Top-level inclusion (`{a: 1}`, `_id` kept unless excluded) or exclusion (`{a: 0}`) projections.

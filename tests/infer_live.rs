@@ -435,7 +435,16 @@ fn server_side_agrees_with_a_full_scan_on_a_live_server() {
             })
             .collect();
         insert("bins", bins);
-        for collection in ["orders", "events", "users", "bins"] {
+        // Three schema versions (the first without the field): versions counted server-side.
+        let versioned: Vec<Document> = (0..12_i32)
+            .map(|i| match i % 3 {
+                0 => doc! {"_id": i, "name": format!("A B{i}")},
+                1 => doc! {"_id": i, "name": format!("C{i}"), "schemaVersion": 1},
+                _ => doc! {"_id": i, "first": "D", "last": format!("E{i}"), "schemaVersion": 2},
+            })
+            .collect();
+        insert("versioned", versioned);
+        for collection in ["orders", "events", "users", "bins", "versioned"] {
             let args = [
                 "--uri",
                 uri.as_str(),

@@ -403,3 +403,62 @@ proptest! {
         same_both_ways(&server, "gen", "docs", &["--format", "json"]);
     }
 }
+
+/// Users over three schema versions (documents from before versioning lack the field), the
+/// shape the local census turns into `version(...)`.
+fn versioned_users() -> Vec<Document> {
+    let mut docs = Vec::new();
+    for i in 0..4 {
+        docs.push(doc! {"_id": format!("u{i:02}"), "name": format!("Asha Rao {i}")});
+    }
+    for i in 4..8 {
+        docs.push(
+            doc! {"_id": format!("u{i:02}"), "name": format!("Cher {i}"), "schemaVersion": 1},
+        );
+    }
+    for i in 8..14 {
+        let version = if i % 2 == 0 {
+            Bson::Int32(2)
+        } else {
+            Bson::Int64(2)
+        };
+        docs.push(doc! {
+            "_id": format!("u{i:02}"),
+            "firstName": format!("Ada {i}"),
+            "lastName": "Lovelace",
+            "schemaVersion": version,
+        });
+    }
+    docs
+}
+
+/// A field named like a version that cannot be one: a double among its values, or a value out
+/// of range. Both ways stop counting versions of it.
+fn not_versions() -> (Vec<Document>, Vec<Document>) {
+    let mut doubles = versioned_users();
+    doubles.push(doc! {"_id": "u99", "firstName": "X", "lastName": "Y", "schemaVersion": 2.0});
+    let mut out_of_range = versioned_users();
+    out_of_range
+        .push(doc! {"_id": "u99", "firstName": "X", "lastName": "Y", "schemaVersion": 100_000});
+    (doubles, out_of_range)
+}
+
+#[test]
+fn schema_versions_are_detected_server_side_as_locally() {
+    let server = server();
+    seed(&server, "shop", "users_versioned", versioned_users());
+    let source = same_both_ways(&server, "shop", "users_versioned", &[]);
+    assert!(source.contains("version("), "{source}");
+    assert!(source.contains("previous("), "{source}");
+    let report = same_both_ways(&server, "shop", "users_versioned", &["--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(json["proof"]["checked"], json["documents"], "{report}");
+
+    let (doubles, out_of_range) = not_versions();
+    seed(&server, "shop", "doubles", doubles);
+    seed(&server, "shop", "out_of_range", out_of_range);
+    for name in ["doubles", "out_of_range"] {
+        let source = same_both_ways(&server, "shop", name, &[]);
+        assert!(!source.contains("previous("), "{name}: {source}");
+    }
+}

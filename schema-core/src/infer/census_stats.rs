@@ -943,8 +943,8 @@ impl ServerCensus {
             largest_document: self.largest_document,
             root,
             partitions,
-            // Not counted server-side yet: version detection needs a census per version value
-            // (issue 13), so `--server-side` writes one struct for every version.
+            // Counted by the caller: a census per version value, behind a `$match` each
+            // (`infer --server-side`).
             versions: indexmap::IndexMap::new(),
         })
     }

@@ -474,3 +474,20 @@ fn the_plan_classification_reads_in_json_and_mongosh() {
     let (_, text) = run_declaring(&server, Some(&declared), &["plan", "--format", "mongosh"]);
     assert!(text.contains("// validator: tightening: e.g. {"), "{text}");
 }
+
+/// The plan's version counts are advice: a count the server refuses (or that runs out of
+/// `maxTimeMS` on a large collection) becomes a proposal saying so, and the plan still runs.
+#[test]
+fn a_refused_version_count_is_said_and_the_plan_goes_on() {
+    let server = server_with_v1_users(3);
+    let (outcome, text) = run(&server, &["apply", "--yes"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    server.inject(Failure::on("count").error(50, "operation exceeded time limit"));
+    let (outcome, text) = run(&server, &["plan"]);
+    assert_eq!(outcome, Outcome::Clean, "{text}");
+    assert!(
+        text.contains("next: users: the documents at older versions were not counted"),
+        "{text}"
+    );
+    assert!(text.contains("in sync: users"), "{text}");
+}

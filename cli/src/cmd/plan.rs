@@ -145,10 +145,12 @@ pub(crate) async fn count_rejects(
 /// - some left: `migrate` rewrites them first.
 ///
 /// An empty or missing collection proposes nothing: a fresh deployment says nothing of the
-/// versions the application's other deployments still hold.
+/// versions the application's other deployments still hold. The counts are advice, so one the
+/// server refuses or that runs out of time (a collection scan under `maxTimeMS`) becomes a
+/// proposal saying so, never a failed plan.
 ///
 /// # Errors
-/// A count the server refuses or that runs out of time.
+/// None today; the `Result` keeps room for reads that must not be skipped.
 pub(crate) async fn propose_version_drops(
     db: &Database,
     declared: &[CollectionSpec],
@@ -160,56 +162,66 @@ pub(crate) async fn propose_version_drops(
         let Some(versions) = spec.versions.as_ref().filter(|v| !v.older().is_empty()) else {
             continue;
         };
-        let context = |what: &str| format!("{}: counting {what}", spec.name);
-        let stored = cmd::audit::count(db, &spec.name, bson::Document::new(), max_time_ms)
-            .await
-            .map_err(|e| e.context(context("the stored documents")))?;
-        if stored == 0 {
-            continue;
-        }
-        let outdated = versions.outdated_filter();
-        let left = cmd::audit::count(db, &spec.name, outdated.clone(), max_time_ms)
-            .await
-            .map_err(|e| e.context(context("the documents at older versions")))?;
-        let current = versions.current();
-        let shown = crate::render::human::shown(&bson::Bson::Document(outdated));
-        if left > 0 {
-            plan.proposals.push(Proposal::new(
+        match propose(db, spec, versions, max_time_ms).await {
+            Ok(Some(proposal)) => plan.proposals.push(proposal),
+            Ok(None) => {}
+            Err(e) => plan.proposals.push(Proposal::new(
                 &spec.name,
                 format!(
-                    "{} not at version {current} yet (countDocuments({shown})): `migrate` \
-                     rewrites them; the older versions stay declared until none is left",
-                    count(u64::try_from(left).unwrap_or(0), "stored document")
+                    "the documents at older versions were not counted ({e:#}); \
+                     `migrate --dry-run` counts them"
                 ),
-            ));
-            continue;
+            )),
         }
-        let validator = ValidatorSpec::json_schema(versions.current_only()).to_document();
-        let declared_validator = spec.validator.as_ref().map(ValidatorSpec::to_document);
-        let mut change = ValidatorChange::new(classify_validator(
-            Some(&validator),
-            declared_validator.as_ref(),
-        ));
-        if change.may_reject() {
-            let rejects = bson::doc! { "$nor": [validator.clone()] };
-            let n = cmd::audit::count(db, &spec.name, rejects, max_time_ms)
-                .await
-                .map_err(|e| e.context(context("the documents the current version rejects")))?;
-            change.rejected = Some(u64::try_from(n).unwrap_or(0));
-        }
-        let mut proposal = Proposal::new(
-            &spec.name,
-            format!(
-                "every stored document is version {current} (countDocuments({shown}) = 0): drop \
-                 the older versions from the declaration (`previous(...)` in \
-                 #[mongo(version(...))]) and the validator becomes the version {current} branch \
-                 only"
-            ),
-        );
-        proposal.command =
-            Some(bson::doc! { "collMod": spec.name.clone(), "validator": validator });
-        proposal.validator = Some(change);
-        plan.proposals.push(proposal);
     }
     Ok(())
+}
+
+/// [`propose_version_drops`] for one collection; `None` when it holds no document.
+async fn propose(
+    db: &Database,
+    spec: &CollectionSpec,
+    versions: &mongo_schema::version::Versions,
+    max_time_ms: i64,
+) -> anyhow::Result<Option<Proposal>> {
+    let stored = cmd::audit::count(db, &spec.name, bson::Document::new(), max_time_ms).await?;
+    if stored == 0 {
+        return Ok(None);
+    }
+    let outdated = versions.outdated_filter();
+    let left = cmd::audit::count(db, &spec.name, outdated.clone(), max_time_ms).await?;
+    let current = versions.current();
+    let shown = crate::render::human::shown(&bson::Bson::Document(outdated));
+    if left > 0 {
+        return Ok(Some(Proposal::new(
+            &spec.name,
+            format!(
+                "{} not at version {current} yet (countDocuments({shown})): `migrate` \
+                 rewrites them; the older versions stay declared until none is left",
+                count(u64::try_from(left).unwrap_or(0), "stored document")
+            ),
+        )));
+    }
+    let validator = ValidatorSpec::json_schema(versions.current_only()).to_document();
+    let declared_validator = spec.validator.as_ref().map(ValidatorSpec::to_document);
+    let mut change = ValidatorChange::new(classify_validator(
+        Some(&validator),
+        declared_validator.as_ref(),
+    ));
+    if change.may_reject() {
+        let rejects = bson::doc! { "$nor": [validator.clone()] };
+        let n = cmd::audit::count(db, &spec.name, rejects, max_time_ms).await?;
+        change.rejected = Some(u64::try_from(n).unwrap_or(0));
+    }
+    let mut proposal = Proposal::new(
+        &spec.name,
+        format!(
+            "every stored document is version {current} (countDocuments({shown}) = 0): drop the \
+             older versions from the declaration (`previous(...)` in #[mongo(version(...))]) and \
+             the validator becomes the version {current} branch only"
+        ),
+    );
+    proposal.command = Some(bson::doc! { "collMod": spec.name.clone(), "validator": validator });
+    proposal.validator = Some(change);
+    Ok(Some(proposal))
 }

@@ -29,6 +29,20 @@ pub struct Deployment {
 tokio::task_local! {
     /// What the work of a [`block_on`] waits for now, for the message if `--timeout` runs out.
     static WAITING_FOR: Arc<Mutex<String>>;
+    /// The clients the work of a [`block_on`] made, shut down before its runtime goes.
+    static CLIENTS: Arc<Mutex<Vec<Client>>>;
+}
+
+/// Records a client made by the work of a [`block_on`], so that it is shut down while the
+/// runtime still runs: dropped with the runtime instead, the driver's background tasks can be
+/// stopped halfway and panic on a closed channel (a backtrace on stderr at exit).
+pub(crate) fn track(client: &Client) {
+    let _ = CLIENTS.try_with(|clients| {
+        clients
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(client.clone());
+    });
 }
 
 /// Records what the work now waits for: said if `--timeout` runs out before it comes.
@@ -51,14 +65,30 @@ pub fn block_on<T>(
         .build()
         .context("cannot start the async runtime")?;
     let waiting = Arc::new(Mutex::new("the work to finish".to_owned()));
+    let clients: Arc<Mutex<Vec<Client>>> = Arc::default();
     runtime.block_on(async {
-        match tokio::time::timeout(timeout, WAITING_FOR.scope(Arc::clone(&waiting), work)).await {
+        let work = CLIENTS.scope(
+            Arc::clone(&clients),
+            WAITING_FOR.scope(Arc::clone(&waiting), work),
+        );
+        let result = match tokio::time::timeout(timeout, work).await {
             Ok(result) => result,
             Err(_) => {
-                let what = waiting.lock().unwrap_or_else(PoisonError::into_inner);
+                let what = waiting
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
                 Err(anyhow!("{}", timed_out(timeout, &what)))
             }
+        };
+        // The work and its handles are gone: close the clients now, without waiting for
+        // anything the server still holds, and never longer than a moment.
+        let made = std::mem::take(&mut *clients.lock().unwrap_or_else(PoisonError::into_inner));
+        for client in made {
+            let _ = tokio::time::timeout(Duration::from_secs(2), client.shutdown().immediate(true))
+                .await;
         }
+        result
     })
 }
 
@@ -119,6 +149,7 @@ pub async fn connect(args: &ConnectArgs) -> anyhow::Result<Deployment> {
     let client = Client::with_options(options.clone())
         .map_err(|e| anyhow!("{}", explain(&e)))
         .with_context(|| format!("cannot connect to {shown_uri}"))?;
+    track(&client);
     Ok(Deployment {
         db: client.database(&db_name),
         shown_uri,

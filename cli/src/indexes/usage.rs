@@ -295,6 +295,7 @@ async fn member_databases(
         direct.repl_set_name = None;
         let client = Client::with_options(direct)
             .map_err(|e| format!("member {host}: {}", crate::deployment::explain(&e)))?;
+        crate::deployment::track(&client);
         out.push((host, client.database(db.name())));
     }
     Ok(out)

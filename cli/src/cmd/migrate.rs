@@ -143,7 +143,7 @@ pub fn run(
                     &mut plan,
                     args.connect.timeout,
                 )
-                .await?;
+                .await;
                 console.out(&crate::render::human::proposals(
                     &plan.proposals,
                     console.colour,

@@ -64,7 +64,7 @@ pub fn run(
                 &mut plan,
                 args.live.connect.timeout,
             )
-            .await?;
+            .await;
             Ok((changes, plan))
         })?,
     };
@@ -148,15 +148,12 @@ pub(crate) async fn count_rejects(
 /// versions the application's other deployments still hold. The counts are advice, so one the
 /// server refuses or that runs out of time (a collection scan under `maxTimeMS`) becomes a
 /// proposal saying so, never a failed plan.
-///
-/// # Errors
-/// None today; the `Result` keeps room for reads that must not be skipped.
 pub(crate) async fn propose_version_drops(
     db: &Database,
     declared: &[CollectionSpec],
     plan: &mut Plan,
     max_time: Duration,
-) -> anyhow::Result<()> {
+) {
     let max_time_ms = i64::try_from(max_time.as_millis()).unwrap_or(i64::MAX);
     for spec in declared {
         let Some(versions) = spec.versions.as_ref().filter(|v| !v.older().is_empty()) else {
@@ -174,7 +171,6 @@ pub(crate) async fn propose_version_drops(
             )),
         }
     }
-    Ok(())
 }
 
 /// [`propose_version_drops`] for one collection; `None` when it holds no document.
